@@ -1,0 +1,119 @@
+# Kernel Ladder: the one build file. `make help` lists the targets.
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || echo $(CUDA_HOME)/bin/nvcc)
+CC        := gcc
+
+# The GPU's own architecture when one is visible; otherwise a list that includes Hopper.
+# `make ARCH=sm_80` (or ARCH="sm_80 sm_90") overrides.
+HAVE_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo 1)
+ifeq ($(HAVE_GPU),1)
+ARCH ?= native
+else
+ARCH ?= sm_80 sm_90
+endif
+ifeq ($(ARCH),native)
+GENCODE := -arch=native
+else
+GENCODE := $(foreach a,$(ARCH),-gencode arch=compute_$(a:sm_%=%),code=$(a))
+endif
+
+# -O3 and line info for the profiler; every warning is an error, spills included; no
+# fast-math: the results we check must be the arithmetic we wrote.
+NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Werror all-warnings \
+           -Xptxas -warn-spills -Icommon -Ibuild
+CFLAGS  := -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Icommon
+
+# Chapters, in reading order: chapters/NN-topic/topic.cu builds to build/topic.
+CHAPTER_DIRS := $(sort $(wildcard chapters/[0-9][0-9]-*))
+topic = $(shell echo $(notdir $(1)) | cut -c4-)
+TOPICS := $(foreach d,$(CHAPTER_DIRS),$(call topic,$(d)))
+PROGRAMS := $(TOPICS:%=build/%)
+
+COMMON_C    := $(wildcard common/*.c)
+COMMON_OBJS := $(COMMON_C:common/%.c=build/common/%.o) build/common/gpu.o
+COMMON_HDRS := $(wildcard common/*.h)
+
+# A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS.
+-include $(CHAPTER_DIRS:%=%/chapter.mk)
+
+.PHONY: all run test bench plots sanitize profile sass clean help setup FORCE
+all: $(PROGRAMS) build/gpuinfo
+
+build build/common:
+	@mkdir -p $@
+
+# The compile flags and commit, recorded in every results file; rewritten only on change.
+build/kl_build.h: FORCE | build
+	@printf '#define KL_FLAGS "%s"\n#define KL_COMMIT "%s"\n' '$(strip $(NVFLAGS))' \
+	  "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- chapters common 2>/dev/null || echo -dirty)" \
+	  > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+build/common/%.o: common/%.c $(COMMON_HDRS) | build/common
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+build/common/gpu.o: common/gpu.cu $(COMMON_HDRS) build/kl_build.h | build/common
+	$(NVCC) $(NVFLAGS) -include kl_build.h -c -o $@ $<
+
+build/gpuinfo: common/gpuinfo.cu $(COMMON_OBJS) | build
+	$(NVCC) $(NVFLAGS) -o $@ $< $(COMMON_OBJS)
+
+define CHAPTER_RULES
+build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
+	$$(NVCC) $$(NVFLAGS) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) $$($(2)_LIBS)
+endef
+$(foreach d,$(CHAPTER_DIRS),$(eval $(call CHAPTER_RULES,$(d),$(call topic,$(d)))))
+
+# ---- the main job: every chapter at its default size ---------------------------------------
+run: all
+	@bash tests/run-all.sh
+
+# ---- tests: unit, CPU reference, bad input, plots, and the GPU sweep where a GPU is present ---
+build/test_common: tests/test_common.c $(COMMON_C) $(COMMON_HDRS) | build
+	$(CC) $(CFLAGS) -o $@ tests/test_common.c $(COMMON_C) -lm
+
+test: all build/test_common setup
+	@bash tests/run.sh
+
+# Installs what the plots need (matplotlib in .venv, gnuplot through apt where allowed).
+setup:
+	@bash plots/setup.sh
+
+# ---- results and figures --------------------------------------------------------------------
+# make bench [CH=01-transpose]: the chapter's sweep (chapters/CH/bench.args) into
+# plots/results/<gpu>/CH.csv, then the figures.
+bench: all setup
+	@bash tests/bench.sh $(CH)
+	@$(MAKE) --no-print-directory plots
+
+plots: setup
+	@bash plots/plot.sh
+
+# ---- tools ----------------------------------------------------------------------------------
+# compute-sanitizer's four tools over every version at the sizes in chapters/*/sanitize.args.
+sanitize: all
+	@bash tests/sanitize.sh $(CH)
+
+# make profile CH=01-transpose V=v2: Nsight Compute with the metrics that chapter is about.
+profile: all
+	@bash tests/profile.sh "$(CH)" "$(V)"
+
+# make sass CH=01-transpose: the chapter's machine code, one file per build, in build/.
+sass: all
+	@bash tests/sass.sh "$(CH)"
+
+clean:
+	rm -rf build
+
+help:
+	@echo "make            build every chapter into build/<topic>"
+	@echo "make run        run every chapter at its default size and print its table (needs a GPU)"
+	@echo "make test       unit, reference, bad-input and plot tests; the GPU size sweep where a GPU is"
+	@echo "make bench      [CH=NN-topic] benchmark sweep into plots/results/<gpu>/, then the figures"
+	@echo "make plots      redraw every figure from the committed CSVs (no GPU needed)"
+	@echo "make sanitize   [CH=NN-topic] compute-sanitizer memcheck, racecheck, initcheck, synccheck"
+	@echo "make profile    CH=NN-topic V=vN  Nsight Compute with the chapter's metrics"
+	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
+	@echo "make setup      install what the plots need (run by test, bench and plots)"
+	@echo "make clean      remove build/"
+	@echo "Variables: ARCH (now: $(ARCH)), NVCC, CUDA_HOME."

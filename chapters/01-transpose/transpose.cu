@@ -1,0 +1,438 @@
+// Chapter 01: transpose. Moving data is all a transpose does, so this chapter is about one
+// thing: which addresses the 32 threads of a warp touch at once.
+//
+//   memcpy      (baseline) cudaMemcpy of the same bytes: what the memory system can do
+//   copy        (baseline) a plain copy kernel: what a kernel with perfect access can do
+//   v0 naive      one thread per element; reads coalesced, writes 32 rows apart
+//   v1 tiled      a 32 x 32 tile staged in shared memory, so reads and writes are both
+//                 coalesced; the column reads from shared memory hit one bank 32 times
+//   v2 padded     one extra column in the tile moves each row to the next bank: no conflicts
+//   v3 coarsened  32 x 8 threads move the 32 x 32 tile, four elements each
+//   v4 tile64     a 64 x 64 tile, sixteen elements a thread: more loads in flight per thread
+//   v5 vectorized 16-byte loads and stores of four floats (rows must be 16-byte aligned)
+//
+// Build and run:   make build/transpose && build/transpose            (8192 x 8192)
+//                  build/transpose -m 8191 -n 8193 -v v2,v5 --reps 50
+//                  build/transpose --list | --help | --check-only | --save out/
+#include <string.h>
+
+#include "gpu.h"
+#include "npy.h"
+#include "rng.h"
+
+// 8192 x 8192 floats: 256 MiB read and 256 MiB written, far beyond the 50-60 MB L2 of a
+// Hopper GPU, so we measure device memory and not the cache.
+#define DEFAULT_M 8192
+#define DEFAULT_N 8192
+// 20 timed launches give a stable median; 3 warm-up launches take module loading and
+// first-touch effects out of the numbers.
+#define DEFAULT_REPS 20
+#define DEFAULT_WARMUP 3
+#define DEFAULT_SEED 42
+
+// The problem every version sees: in is m x n, out is n x m, both row-major on the device.
+typedef struct {
+    size_t m, n;
+    const float *in;
+    float *out;
+    float *host_in, *host_out;  // the input, and a buffer for results copied back
+    float *want;                // the CPU reference: in transposed
+} transpose_problem;
+
+// ---- the CPU reference ------------------------------------------------------------------------
+
+// out[c][r] = in[r][c]: the definition, with nothing clever.
+static void transpose_cpu(const float *in, float *out, size_t m, size_t n) {
+    for (size_t r = 0; r < m; r++)
+        for (size_t c = 0; c < n; c++) out[c * m + r] = in[r * n + c];
+}
+
+// ---- the grid ---------------------------------------------------------------------------------
+
+// Every version hands out tiles of the matrix, one per block. blockIdx.x numbers the tiles row
+// by row; a 2D grid would read more simply but caps gridDim.y at 65535 tiles (about two
+// million rows), and any m >= 1 must work.
+struct tile_origin {
+    size_t r0, c0;  // the tile's first row and column in the input
+};
+
+__device__ tile_origin block_tile(size_t n, int tile_rows, int tile_cols) {
+    size_t tiles_per_row = (n + tile_cols - 1) / tile_cols;
+    tile_origin t;
+    t.r0 = (size_t)(blockIdx.x / tiles_per_row) * tile_rows;
+    t.c0 = (size_t)(blockIdx.x % tiles_per_row) * tile_cols;
+    return t;
+}
+
+static unsigned tiles(size_t m, size_t n, int tile_rows, int tile_cols) {
+    return (unsigned)(ceil_div(m, tile_rows) * ceil_div(n, tile_cols));
+}
+
+// ---- baselines ----------------------------------------------------------------------------------
+
+// memcpy: the same number of bytes through cudaMemcpy. It copies, it does not transpose, so
+// its output is checked against the input.
+static void launch_memcpy(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    CHECK(cudaMemcpyAsync(p->out, p->in, p->m * p->n * sizeof(float), cudaMemcpyDeviceToDevice));
+}
+
+// copy: a kernel with the best possible access pattern, 16 bytes per thread per access, each
+// warp reading and writing 512 contiguous bytes. No transpose can beat it by much; what is
+// left between it and memcpy is the cost of being a kernel at all.
+#define COPY_THREADS 256
+// Four float4s per thread per iteration: four independent loads in flight before any store.
+#define COPY_UNROLL 4
+
+__global__ void copy_kernel(const float4 *__restrict__ in, float4 *__restrict__ out, size_t count4) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    // the unrolled body: i, i + stride, ... all in range
+    for (; i + (COPY_UNROLL - 1) * stride < count4; i += COPY_UNROLL * stride) {
+        float4 v[COPY_UNROLL];
+#pragma unroll
+        for (int u = 0; u < COPY_UNROLL; u++) v[u] = in[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < COPY_UNROLL; u++) out[i + u * stride] = v[u];
+    }
+    for (; i < count4; i += stride) out[i] = in[i];  // what is left, one at a time
+}
+
+// The last count % 4 floats, which do not fill a float4.
+__global__ void copy_tail_kernel(const float *__restrict__ in, float *__restrict__ out,
+                                 size_t first, size_t count) {
+    size_t i = first + threadIdx.x;
+    if (i < count) out[i] = in[i];
+}
+
+static void launch_copy(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    size_t count = p->m * p->n, count4 = count / 4;
+    int sms = 0;
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    // enough blocks to fill every SM several times over, few enough to loop a while
+    size_t blocks = ceil_div(count4, COPY_THREADS);
+    if (blocks > (size_t)sms * 32) blocks = (size_t)sms * 32;
+    if (count4 > 0) {
+        copy_kernel<<<(unsigned)blocks, COPY_THREADS>>>((const float4 *)p->in, (float4 *)p->out,
+                                                        count4);
+        CHECK_LAUNCH();
+    }
+    if (count % 4) {
+        copy_tail_kernel<<<1, 4>>>(p->in, p->out, count4 * 4, count);
+        CHECK_LAUNCH();
+    }
+}
+
+// ---- v0 naive -----------------------------------------------------------------------------------
+
+// One thread per element. The 32 threads of a warp share a row r and take 32 consecutive
+// columns c: they read 128 contiguous bytes (one transaction) but write 32 floats that lie m
+// floats apart in out, one 32-byte sector each. Writes move 8 times the bytes they need.
+#define NAIVE_X 32  // a warp across the columns
+#define NAIVE_Y 8   // 256 threads a block
+
+__global__ void transpose_v0_naive(const float *__restrict__ in, float *__restrict__ out,
+                                   size_t m, size_t n) {
+    tile_origin t = block_tile(n, NAIVE_Y, NAIVE_X);
+    size_t r = t.r0 + threadIdx.y;  // r in [0, m)
+    size_t c = t.c0 + threadIdx.x;  // c in [0, n), fastest across the warp
+    if (r < m && c < n) out[c * m + r] = in[r * n + c];
+}
+
+static void launch_v0(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(NAIVE_X, NAIVE_Y);
+    transpose_v0_naive<<<tiles(p->m, p->n, NAIVE_Y, NAIVE_X), block>>>(p->in, p->out, p->m, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v1 tiled -----------------------------------------------------------------------------------
+
+// Stage a TILE x TILE block in shared memory. Each warp reads one tile row from in (128
+// contiguous bytes) and, after the barrier, writes one tile column of it as one row of out
+// (also 128 contiguous bytes). Both global accesses are now coalesced. The price: reading
+// tile[threadIdx.x][threadIdx.y] walks down a column, 32 floats 128 bytes apart, all in the
+// same one of shared memory's 32 banks, so the warp's read is served one thread at a time.
+#define TILE 32  // one warp across a tile row: 32 floats, 128 bytes
+
+__global__ void transpose_v1_tiled(const float *__restrict__ in, float *__restrict__ out,
+                                   size_t m, size_t n) {
+    __shared__ float tile[TILE][TILE];  // tile: TILE x TILE floats, 4 KiB
+    tile_origin t = block_tile(n, TILE, TILE);
+    size_t r = t.r0 + threadIdx.y, c = t.c0 + threadIdx.x;
+    if (r < m && c < n) tile[threadIdx.y][threadIdx.x] = in[r * n + c];
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    // Swap roles: threadIdx.x now runs along a row of out, that is, along a column of the tile.
+    size_t out_r = t.c0 + threadIdx.y, out_c = t.r0 + threadIdx.x;
+    if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[threadIdx.x][threadIdx.y];
+}
+
+static void launch_v1(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, TILE);  // 1024 threads, one per element of the tile
+    transpose_v1_tiled<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->in, p->out, p->m, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v2 padded ----------------------------------------------------------------------------------
+
+// The only change: each tile row is TILE + 1 floats long. Element [i][j] sits at word
+// i * 33 + j, in bank (i + j) % 32, so the 32 reads of a column land in 32 different banks
+// and the warp reads them in one go.
+__global__ void transpose_v2_padded(const float *__restrict__ in, float *__restrict__ out,
+                                    size_t m, size_t n) {
+    __shared__ float tile[TILE][TILE + 1];  // tile: TILE x (TILE + 1) floats
+    tile_origin t = block_tile(n, TILE, TILE);
+    size_t r = t.r0 + threadIdx.y, c = t.c0 + threadIdx.x;
+    if (r < m && c < n) tile[threadIdx.y][threadIdx.x] = in[r * n + c];
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    size_t out_r = t.c0 + threadIdx.y, out_c = t.r0 + threadIdx.x;
+    if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[threadIdx.x][threadIdx.y];
+}
+
+static void launch_v2(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, TILE);
+    transpose_v2_padded<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->in, p->out, p->m, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v3 coarsened -------------------------------------------------------------------------------
+
+// The same padded tile, moved by a quarter of the threads: 32 x 8 threads, each moving
+// TILE / BLOCK_ROWS = 4 elements. Each thread now issues four independent loads before it
+// waits, the index arithmetic is shared by four elements, and a block of 256 threads leaves
+// room for more blocks per SM.
+#define BLOCK_ROWS 8  // 32 x 8 = 256 threads; each moves TILE / BLOCK_ROWS elements
+
+__global__ void transpose_v3_coarsened(const float *__restrict__ in, float *__restrict__ out,
+                                       size_t m, size_t n) {
+    __shared__ float tile[TILE][TILE + 1];
+    tile_origin t = block_tile(n, TILE, TILE);
+    size_t c = t.c0 + threadIdx.x;
+#pragma unroll
+    for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {  // rows y, y + 8, y + 16, y + 24
+        size_t r = t.r0 + i;
+        if (r < m && c < n) tile[i][threadIdx.x] = in[r * n + c];
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    size_t out_c = t.r0 + threadIdx.x;
+#pragma unroll
+    for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
+        size_t out_r = t.c0 + i;
+        if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[threadIdx.x][i];
+    }
+}
+
+static void launch_v3(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v3_coarsened<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->in, p->out, p->m, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v4 tile64 ----------------------------------------------------------------------------------
+
+// A 64 x 64 tile for the same 256 threads: each thread moves 16 elements, so a block keeps
+// 16 KiB of loads in flight before its barrier instead of 4 KiB. Device memory needs many
+// bytes in flight to reach full bandwidth (bandwidth times latency: several MB across the
+// GPU), and fewer, larger tiles also halve the barriers per byte.
+#define TILE64 64  // 64 x (64 + 1) floats: 16.3 KiB of shared memory a block
+
+__global__ void transpose_v4_tile64(const float *__restrict__ in, float *__restrict__ out,
+                                    size_t m, size_t n) {
+    __shared__ float tile[TILE64][TILE64 + 1];
+    tile_origin t = block_tile(n, TILE64, TILE64);
+#pragma unroll
+    for (int i = threadIdx.y; i < TILE64; i += BLOCK_ROWS) {
+#pragma unroll
+        for (int j = threadIdx.x; j < TILE64; j += TILE) {  // two warp-wide halves of a row
+            size_t r = t.r0 + i, c = t.c0 + j;
+            if (r < m && c < n) tile[i][j] = in[r * n + c];
+        }
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+#pragma unroll
+    for (int i = threadIdx.y; i < TILE64; i += BLOCK_ROWS) {
+#pragma unroll
+        for (int j = threadIdx.x; j < TILE64; j += TILE) {
+            size_t out_r = t.c0 + i, out_c = t.r0 + j;
+            if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[j][i];
+        }
+    }
+}
+
+static void launch_v4(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v4_tile64<<<tiles(p->m, p->n, TILE64, TILE64), block>>>(p->in, p->out, p->m, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v5 vectorized ------------------------------------------------------------------------------
+
+// The 64 x 64 tile moved in float4s: one 16-byte load or store does the work of four, so a
+// warp covers 512 bytes per instruction and the load/store units issue a quarter as many
+// requests. A float4 must start at a multiple of 16 bytes, so every row of in and of out
+// must: m and n multiples of 4. Other shapes run v4's kernel, and the table says so.
+// Threads are 16 x 16: 16 float4s span a 64-float tile row.
+#define VEC_X 16  // float4s per tile row
+#define VEC_Y 16  // tile rows per pass: 256 threads a block
+
+__global__ void transpose_v5_vectorized(const float *__restrict__ in, float *__restrict__ out,
+                                        size_t m, size_t n) {
+    __shared__ float tile[TILE64][TILE64 + 1];
+    tile_origin t = block_tile(n, TILE64, TILE64);
+    int j = 4 * threadIdx.x;  // the thread's four columns: j .. j + 3
+#pragma unroll
+    for (int i = threadIdx.y; i < TILE64; i += VEC_Y) {
+        size_t r = t.r0 + i, c = t.c0 + j;
+        // n % 4 == 0, so a float4 is either wholly inside the matrix or wholly outside
+        if (r < m && c < n) {
+            float4 v = *(const float4 *)&in[r * n + c];
+            tile[i][j] = v.x, tile[i][j + 1] = v.y, tile[i][j + 2] = v.z, tile[i][j + 3] = v.w;
+        }
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+#pragma unroll
+    for (int i = threadIdx.y; i < TILE64; i += VEC_Y) {
+        size_t out_r = t.c0 + i, out_c = t.r0 + j;
+        if (out_r < n && out_c < m) {
+            float4 v = make_float4(tile[j][i], tile[j + 1][i], tile[j + 2][i], tile[j + 3][i]);
+            *(float4 *)&out[out_r * m + out_c] = v;
+        }
+    }
+}
+
+static void launch_v5(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    if (p->m % 4 != 0 || p->n % 4 != 0) {  // rows not 16-byte aligned: no float4s
+        launch_v4(problem);
+        return;
+    }
+    dim3 block(VEC_X, VEC_Y);
+    transpose_v5_vectorized<<<tiles(p->m, p->n, TILE64, TILE64), block>>>(p->in, p->out, p->m,
+                                                                          p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- the version table --------------------------------------------------------------------------
+
+static const version versions[] = {
+    {"memcpy", "cudaMemcpy", launch_memcpy, KL_BASELINE},
+    {"copy", "copy-kernel", launch_copy, KL_BASELINE},
+    {"v0", "naive", launch_v0, 0},
+    {"v1", "tiled", launch_v1, 0},
+    {"v2", "padded", launch_v2, 0},
+    {"v3", "coarsened", launch_v3, 0},
+    {"v4", "tile64", launch_v4, 0},
+    {"v5", "vectorized", launch_v5, 0},
+};
+#define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
+
+// ---- checking and saving ------------------------------------------------------------------------
+
+// Baselines copy, so they must reproduce the input; versions must reproduce the reference.
+// Nothing is computed, so both comparisons are exact (tolerance 0).
+static void transpose_check(void *problem, const version *v, check_result *r) {
+    transpose_problem *p = (transpose_problem *)problem;
+    int is_copy = (v->flags & KL_BASELINE) != 0;
+    CHECK(cudaMemcpy(p->host_out, p->out, p->m * p->n * sizeof(float), cudaMemcpyDeviceToHost));
+    if (is_copy) check_f32(r, p->host_out, p->host_in, p->m, p->n, 0, 0.0, 0.0);
+    else check_f32(r, p->host_out, p->want, p->n, p->m, 0, 0.0, 0.0);
+}
+
+static void transpose_save(void *problem, const char *dir, const char *tag) {
+    transpose_problem *p = (transpose_problem *)problem;
+    int is_copy = strcmp(tag, "memcpy") == 0 || strcmp(tag, "copy") == 0;
+    size_t shape[2] = {is_copy ? p->m : p->n, is_copy ? p->n : p->m};
+    if (npy_save(dir, tag, "<f4", shape, 2, p->host_out) != 0) exit(KL_EXIT_USAGE);
+}
+
+// ---- the self-test of the CPU reference (no GPU) -----------------------------------------------
+
+static int transpose_self_test(void) {
+    int failed = 0;
+    // a 2 x 3 example worked by hand
+    const float in[6] = {1, 2, 3, 4, 5, 6};
+    const float want[6] = {1, 4, 2, 5, 3, 6};
+    float out[6];
+    transpose_cpu(in, out, 2, 3);
+    int ok = memcmp(out, want, sizeof want) == 0;
+    printf("%s transpose_cpu: 2 x 3 by hand\n", ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // transposing twice gives the input back, at odd shapes
+    const size_t shapes[][2] = {{1, 1}, {1, 7}, {7, 1}, {3, 5}, {33, 31}, {64, 65}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t m = shapes[s][0], n = shapes[s][1];
+        float *a = (float *)host_alloc(m * n * sizeof(float), "self-test");
+        float *b = (float *)host_alloc(m * n * sizeof(float), "self-test");
+        float *c = (float *)host_alloc(m * n * sizeof(float), "self-test");
+        rng g;
+        rng_init(&g, 7 + s);
+        rng_fill_f32(&g, a, m * n, -1.0f, 1.0f);
+        transpose_cpu(a, b, m, n);
+        transpose_cpu(b, c, n, m);
+        ok = memcmp(a, c, m * n * sizeof(float)) == 0;
+        printf("%s transpose_cpu: twice is identity at %zu x %zu\n", ok ? "PASS" : "FAIL", m, n);
+        failed += !ok;
+        free(a), free(b), free(c);
+    }
+    return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+int main(int argc, char **argv) {
+    options o = {};
+    o.program = "transpose";
+    o.chapter = "01-transpose";
+    o.sizes = "mn";
+    o.m = DEFAULT_M, o.n = DEFAULT_N, o.k = 1;
+    o.versions = "all";
+    o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;
+    bool selected[VERSION_COUNT];
+    options_begin(&o, argc, argv, versions, VERSION_COUNT, selected);
+    if (o.self_test) return transpose_self_test();
+
+    env_info env;
+    gpu_open(&env);
+    bench_header(&o, &env);
+
+    transpose_problem p = {};
+    p.m = o.m, p.n = o.n;
+    size_t bytes = size_mul(size_mul(p.m, p.n), sizeof(float));
+    gpu_require(size_mul(bytes, 2), "the input and output matrices");
+    p.in = (const float *)gpu_alloc(bytes, "the input matrix");
+    p.out = (float *)gpu_alloc(bytes, "the output matrix");
+    p.host_in = (float *)host_alloc(bytes, "the input");
+    p.host_out = (float *)host_alloc(bytes, "the results");
+    p.want = (float *)host_alloc(bytes, "the reference");
+
+    rng g;
+    rng_init(&g, o.seed);
+    rng_fill_f32(&g, p.host_in, p.m * p.n, -1.0f, 1.0f);
+    CHECK(cudaMemcpy((void *)p.in, p.host_in, bytes, cudaMemcpyHostToDevice));
+    transpose_cpu(p.host_in, p.want, p.m, p.n);
+    if (o.save) {
+        size_t shape[2] = {p.m, p.n};
+        if (npy_save(o.save, "in", "<f4", shape, 2, p.host_in) != 0) return KL_EXIT_USAGE;
+    }
+    if (p.m % 4 != 0 || p.n % 4 != 0)
+        printf("note: m or n is not a multiple of 4, so v5 runs v4's kernel (no float4s)\n\n");
+
+    bench b = {};
+    b.problem = &p;
+    b.out = p.out;
+    b.out_bytes = bytes;
+    b.bytes = 2.0 * (double)bytes;  // every element read once and written once
+    b.check = transpose_check;
+    b.save = transpose_save;
+    int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
+
+    CHECK(cudaFree((void *)p.in));
+    CHECK(cudaFree(p.out));
+    free(p.host_in), free(p.host_out), free(p.want);
+    return rc;
+}

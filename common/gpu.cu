@@ -1,0 +1,190 @@
+// gpu.cu: the device, memory, timing and the version loop (gpu.h).
+#include "gpu.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifndef KL_FLAGS
+#define KL_FLAGS "unknown"
+#endif
+#ifndef KL_COMMIT
+#define KL_COMMIT "unknown"
+#endif
+
+void gpu_open(env_info *e) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        fprintf(stderr, "no usable GPU: %s\n",
+                err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device found");
+        exit(KL_EXIT_GPU);
+    }
+    CHECK(cudaSetDevice(0));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    memset(e, 0, sizeof *e);
+    snprintf(e->gpu, sizeof e->gpu, "%s", p.name);
+    e->cc_major = p.major;
+    e->cc_minor = p.minor;
+    e->sms = p.multiProcessorCount;
+    e->l2_bytes = (size_t)p.l2CacheSize;
+    e->mem_bytes = p.totalGlobalMem;
+    e->bus_width_bits = p.memoryBusWidth;
+    int khz = 0;  // the clock rates left cudaDeviceProp in CUDA 13; the attributes remain
+    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    e->sm_clock_mhz = khz / 1000;
+    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, 0));
+    e->mem_clock_mhz = khz / 1000;
+    CHECK(cudaDriverGetVersion(&e->driver_version));
+    CHECK(cudaRuntimeGetVersion(&e->runtime_version));
+    e->flags = KL_FLAGS;
+    e->commit = KL_COMMIT;
+}
+
+void gpu_require(size_t bytes, const char *what) {
+    size_t free_bytes = 0, total = 0;
+    CHECK(cudaMemGetInfo(&free_bytes, &total));
+    if (bytes > free_bytes) {
+        fprintf(stderr, "problem too big for this GPU: %s need %.3g GB, %.3g GB are free\n",
+                what, bytes / 1e9, free_bytes / 1e9);
+        exit(KL_EXIT_GPU);
+    }
+}
+
+void *gpu_alloc(size_t bytes, const char *what) {
+    gpu_require(bytes, what);
+    void *p = NULL;
+    CHECK(cudaMalloc(&p, bytes));
+    return p;
+}
+
+void *host_alloc(size_t bytes, const char *what) {
+    void *p = (bytes == SIZE_MAX) ? NULL : malloc(bytes);
+    if (!p) {
+        fprintf(stderr, "problem too big for this machine: %s needs %.3g GB of host memory\n",
+                what, bytes / 1e9);
+        exit(KL_EXIT_GPU);
+    }
+    return p;
+}
+
+void gpu_poison(void *p, size_t bytes) { CHECK(cudaMemset(p, 0xFF, bytes)); }
+
+timing time_launches(const version *v, void *problem, int warmup, int reps, bool flush_l2) {
+    static void *flush = NULL;  // twice the L2, allocated on first use
+    static size_t flush_bytes = 0;
+    if (flush_l2 && !flush) {
+        int l2 = 0;
+        CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+        flush_bytes = 2 * (size_t)l2;
+        flush = gpu_alloc(flush_bytes, "the L2 flush buffer");
+    }
+    for (int i = 0; i < warmup; i++) {
+        v->launch(problem);
+        CHECK_LAUNCH();
+    }
+    cudaEvent_t *start = (cudaEvent_t *)host_alloc(2 * sizeof(cudaEvent_t) * reps, "events");
+    cudaEvent_t *stop = start + reps;
+    for (int i = 0; i < reps; i++) {
+        CHECK(cudaEventCreate(&start[i]));
+        CHECK(cudaEventCreate(&stop[i]));
+    }
+    for (int i = 0; i < reps; i++) {
+        if (flush_l2) CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes));
+        CHECK(cudaEventRecord(start[i]));
+        v->launch(problem);
+        CHECK_LAUNCH();
+        CHECK(cudaEventRecord(stop[i]));
+    }
+    CHECK(cudaDeviceSynchronize());
+    double *ms = (double *)host_alloc(sizeof(double) * reps, "timings");
+    for (int i = 0; i < reps; i++) {
+        float t = 0.0f;
+        CHECK(cudaEventElapsedTime(&t, start[i], stop[i]));
+        ms[i] = t;
+        CHECK(cudaEventDestroy(start[i]));
+        CHECK(cudaEventDestroy(stop[i]));
+    }
+    timing t = timing_summary(ms, (size_t)reps);
+    free(ms);
+    free(start);
+    return t;
+}
+
+void bench_header(const options *o, const env_info *e) {
+    printf("%s (chapter %s)  m=%zu n=%zu k=%zu  seed=%llu", o->program, o->chapter, o->m, o->n,
+           o->k, (unsigned long long)o->seed);
+    if (o->input) printf("  input=%s", o->input);
+    printf("\n%s: sm_%d%d, %d SMs, %d MHz, %.0f MB L2  |  reps=%d warmup=%d%s\n\n", e->gpu,
+           e->cc_major, e->cc_minor, e->sms, e->sm_clock_mhz, e->l2_bytes / 1e6, o->reps,
+           o->warmup, o->check_only ? " (check only)" : "");
+}
+
+// Launches once on a poisoned output and checks the result.
+static check_result run_and_check(const bench *b, const version *v) {
+    gpu_poison(b->out, b->out_bytes);
+    v->launch(b->problem);
+    CHECK_LAUNCH();
+    CHECK(cudaDeviceSynchronize());
+    check_result r;
+    check_init(&r);
+    if (!(v->flags & KL_UNCHECKED)) b->check(b->problem, v, &r);
+    return r;
+}
+
+int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
+              const bool *selected, int count) {
+    const char *ref_tag = NULL;
+    double ref_ms = NAN;
+    for (int i = 0; i < count && !ref_tag; i++)
+        if (table[i].flags & KL_BASELINE) ref_tag = table[i].tag;
+    report_table_header(stdout, ref_tag ? ref_tag : "baseline");
+    int wrong = 0;
+    for (int i = 0; i < count; i++) {
+        if (!selected[i]) continue;
+        const version *v = &table[i];
+        int checked = !(v->flags & KL_UNCHECKED);
+        check_result r = run_and_check(b, v);
+        int ok = !checked || check_ok(&r);
+        if (ok && o->save && b->save) b->save(b->problem, o->save, v->tag);
+        timing t = {NAN, NAN, NAN};
+        if (ok && !o->check_only) {
+            t = time_launches(v, b->problem, o->warmup, o->reps, o->flush_l2);
+            // The output now holds the last timed launch's result: check it again, so a
+            // version that goes wrong while being timed cannot report a fast number.
+            check_result again;
+            check_init(&again);
+            if (checked) b->check(b->problem, v, &again);
+            if (checked && !check_ok(&again)) {
+                printf("    %s: wrong after the timed launches\n", v->tag);
+                r = again;
+                ok = 0;
+            }
+        }
+        if (ref_tag && strcmp(v->tag, ref_tag) == 0) ref_ms = t.median;
+        result_row row;
+        row.chapter = o->chapter;
+        row.version = v->tag;
+        row.idea = v->idea;
+        row.input = o->input;
+        row.m = o->m;
+        row.n = o->n;
+        row.k = o->k;
+        row.reps = o->check_only ? 0 : o->reps;
+        row.ms_median = ok ? t.median : NAN;
+        row.ms_min = ok ? t.min : NAN;
+        row.ms_max = ok ? t.max : NAN;
+        row.gbps = b->bytes > 0 ? b->bytes / (row.ms_median * 1e-3) / 1e9 : NAN;
+        row.gflops = b->flops > 0 ? b->flops / (row.ms_median * 1e-3) / 1e9 : NAN;
+        row.pct_of_baseline = ref_tag ? 100.0 * ref_ms / row.ms_median : NAN;
+        row.max_rel_err = checked ? r.max_rel : NAN;
+        row.ok = !checked ? "unchecked" : ok ? "yes" : "no";
+        row.extra_name = b->extra_name;
+        row.extra_value = (b->extra && ok) ? b->extra(b->problem, row.ms_median) : NAN;
+        report_table_row(stdout, &row);
+        if (o->csv && csv_append(o->csv, &row) != 0) exit(KL_EXIT_USAGE);
+        if (!ok) wrong = 1;
+    }
+    if (o->csv) env_write(o->csv, e);
+    return wrong ? KL_EXIT_WRONG : KL_EXIT_OK;
+}
