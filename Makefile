@@ -32,7 +32,7 @@ PROGRAMS := $(TOPICS:%=build/%)
 
 COMMON_C    := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_C:common/%.c=build/common/%.o) build/common/gpu.o
-COMMON_HDRS := $(wildcard common/*.h)
+COMMON_HDRS := $(wildcard common/*.h common/*.cuh)
 
 # A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS.
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
@@ -44,9 +44,11 @@ build build/common:
 	@mkdir -p $@
 
 # The compile flags and commit, recorded in every results file; rewritten only on change.
+# A copy of the tree without .git can be told its commit: make COMMIT=abc1234.
+COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell \
+            git diff --quiet HEAD -- chapters common 2>/dev/null || echo -dirty)
 build/kl_build.h: FORCE | build
-	@printf '#define KL_FLAGS "%s"\n#define KL_COMMIT "%s"\n' '$(strip $(NVFLAGS))' \
-	  "$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$$(git diff --quiet HEAD -- chapters common 2>/dev/null || echo -dirty)" \
+	@printf '#define KL_FLAGS "%s"\n#define KL_COMMIT "%s"\n' '$(strip $(NVFLAGS))' '$(COMMIT)' \
 	  > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 build/common/%.o: common/%.c $(COMMON_HDRS) | build/common

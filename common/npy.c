@@ -23,8 +23,9 @@ int npy_write(const char *path, const char *descr, const size_t *shape, int ndim
                        descr);
     size_t count = 1;
     for (int i = 0; i < ndim; i++) {
-        len += snprintf(dict + len, sizeof dict - (size_t)len, "%zu,%s", shape[i],
-                        (i + 1 < ndim) ? " " : "");
+        // Python's tuple syntax: "(2, 3)", and "(5,)" for one dimension
+        len += snprintf(dict + len, sizeof dict - (size_t)len, "%s%zu%s", i ? ", " : "",
+                        shape[i], ndim == 1 ? "," : "");
         count *= shape[i];
     }
     len += snprintf(dict + len, sizeof dict - (size_t)len, "), }");

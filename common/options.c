@@ -57,7 +57,9 @@ void options_usage(const options *o, FILE *out) {
     if (strchr(o->sizes, 'n'))
         fprintf(out, "  -n N               %s (default %zu)\n",
                 strchr(o->sizes, 'm') ? "columns" : "size", o->n);
-    if (strchr(o->sizes, 'k')) fprintf(out, "  -k K               inner size (default %zu)\n", o->k);
+    if (strchr(o->sizes, 'k'))
+        fprintf(out, "  -k K               %s (default %zu)\n",
+                strchr(o->sizes, 'm') ? "inner size" : "loop trips", o->k);
     fprintf(out, "  -v, --version LIST versions to run: all, or tags, numbers or ideas such as\n"
                  "                     v0,v2 or 2 or padded (default %s; baselines always run)\n",
             o->versions);
@@ -97,7 +99,7 @@ int options_parse(options *o, int argc, char **argv) {
         {NULL, 0, NULL, 0},
     };
     opterr = 0;  // we print our own one-line messages
-    optind = 1;  // allow parsing more than once (the unit tests do)
+    optind = 0;  // 0, not 1: glibc then resets all its state, so parsing can run again (tests)
     int c;
     while ((c = getopt_long(argc, argv, ":m:n:k:v:h", longs, NULL)) != -1) {
         uint64_t v = 0;
@@ -108,7 +110,8 @@ int options_parse(options *o, int argc, char **argv) {
             if (!strchr(o->sizes, c)) {
                 fprintf(stderr, "%s: %s: this chapter takes no such size (it takes %s)\n",
                         o->program, flag, strcmp(o->sizes, "n") == 0 ? "-n" :
-                        strcmp(o->sizes, "mn") == 0 ? "-m and -n" : "-m, -n and -k");
+                        strcmp(o->sizes, "mn") == 0 ? "-m and -n" :
+                        strcmp(o->sizes, "nk") == 0 ? "-n and -k" : "-m, -n and -k");
                 return KL_EXIT_USAGE;
             }
             rc = parse_count(o->program, flag, optarg, KL_MAX_SIZE, &v);

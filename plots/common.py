@@ -1,0 +1,100 @@
+"""What the plot and table scripts share: reading results CSVs by column name."""
+import csv
+import glob
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read_csv(path):
+    """Rows of a results CSV as dicts; numbers stay strings until asked for."""
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(row, column):
+    """A column as a float, or None when it is empty (a rate that does not apply)."""
+    v = row.get(column, "")
+    return float(v) if v not in ("", None) else None
+
+
+def result_files(results_dir):
+    """The chapter CSVs of one GPU's results folder, in chapter order (not the .env.csv)."""
+    return sorted(p for p in glob.glob(os.path.join(results_dir, "*.csv"))
+                  if not p.endswith(".env.csv"))
+
+
+def chapter_of(csv_path):
+    """'plots/results/h200/01-transpose.csv' -> '01-transpose'."""
+    return os.path.basename(csv_path)[:-len(".csv")]
+
+
+def size_label(row):
+    """'8192 x 8192', or '2^28' style for one-dimensional sizes."""
+    dims = [row["m"], row["n"], row["k"]]
+    used = [d for d in dims if d != "1"] or ["1"]
+    return " x ".join(used)
+
+
+def size_key(row):
+    return int(row["m"]) * int(row["n"]) * int(row["k"])
+
+
+def matches(row, filters):
+    return all(row.get(k) == v for k, v in filters.items())
+
+
+def parse_filters(words):
+    """['m=8192', 'n=8192'] -> {'m': '8192', 'n': '8192'}."""
+    return dict(w.split("=", 1) for w in words)
+
+
+def headline_filters(chapter):
+    """chapters/NN-topic/headline: the filters that pick a chapter's headline rows, such as
+    'm=8192 n=8192' or 'n=1073741824 input=uniform'; {} when there is none."""
+    filters = dict(_headline_file(chapter))
+    filters.pop("rate", None)
+    return filters
+
+
+def _headline_file(chapter):
+    path = os.path.join(ROOT, "chapters", chapter.split("-f64")[0], "headline")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        return parse_filters(f.read().split())
+
+
+def sweep_rows(chapter, rows):
+    """The rows of a size sweep: the headline's filters other than the sizes."""
+    keep = {k: v for k, v in headline_filters(chapter).items() if k not in ("m", "n", "k")}
+    return [r for r in rows if matches(r, keep)]
+
+
+def headline(chapter, rows):
+    """The rows a chapter's bar chart shows: those matching its headline filters; without
+    them, the largest size measured."""
+    filters = headline_filters(chapter)
+    if filters:
+        return [r for r in rows if matches(r, filters)]
+    if not rows:
+        return []
+    biggest = max(size_key(r) for r in rows)
+    first_input = rows[0].get("input", "")
+    return [r for r in rows if size_key(r) == biggest and r.get("input", "") == first_input]
+
+
+def rate_column(rows, chapter=None):
+    """The rate a chapter is judged by: the headline file's rate= if it names one (a reduction
+    counts additions but is judged by bandwidth), else GFLOP/s where operations are counted,
+    else GB/s."""
+    if chapter and "rate" in _headline_file(chapter):
+        return _headline_file(chapter)["rate"]
+    if any(num(r, "gflops") for r in rows):
+        return "gflops"
+    if any(num(r, "gbps") for r in rows):
+        return "gbps"
+    return None
+
+
+UNITS = {"gflops": "GFLOP/s", "gbps": "GB/s (read + written, 1e9 B)"}

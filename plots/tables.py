@@ -1,0 +1,125 @@
+"""Fills the tables in the READMEs from the committed CSVs, so no number is ever typed.
+
+A chapter README marks a table like this (filters select rows, the words after | are columns):
+    <!-- table 01-transpose m=8192 n=8192 | version idea ms gbps pct_of_baseline -->
+    <!-- /table -->
+and the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
+
+usage: tables.py [--check] [--gpu h200]
+  --check: change nothing; print FAIL for each README whose tables differ from the CSVs."""
+import glob
+import os
+import re
+import sys
+
+from common import ROOT, UNITS, headline, matches, num, parse_filters, rate_column, read_csv
+
+TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
+SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
+
+
+def fmt(row, col, rows):
+    v = row.get(col, "")
+    if col == "ms":
+        if not row["ms_median"]:
+            return "-"
+        return f'{float(row["ms_median"]):.4f} [{float(row["ms_min"]):.4f}, {float(row["ms_max"]):.4f}]'
+    if v == "":
+        return "-"
+    if col in ("ms_median", "ms_min", "ms_max"):
+        return f"{float(v):.4f}"
+    if col == "gbps":
+        return f"{float(v):.0f}"
+    if col == "gflops":
+        return f"{float(v):,.0f}"
+    if col == "pct_of_baseline":
+        return f"{float(v):.1f}%"
+    if col == "max_rel_err":
+        return f"{float(v):.1e}"
+    if col == "extra_value":
+        return f"{float(v):.4g}"
+    return v
+
+
+def heading(col, rows):
+    if col == "pct_of_baseline":
+        ref = next((r["version"] for r in rows if num(r, "pct_of_baseline") == 100.0), "baseline")
+        return f"% of {ref}"
+    if col == "extra_value":
+        return next((r["extra_name"] for r in rows if r["extra_name"]), "extra").replace("_", " ")
+    return {"ms": "ms median [min, max]", "ms_median": "ms (median)", "gbps": "GB/s",
+            "gflops": "GFLOP/s", "max_rel_err": "max rel err", "ok": "check"}.get(col, col)
+
+
+def render_table(spec, gpu):
+    where, _, cols = spec.partition("|")
+    words = where.split()
+    csv_path = os.path.join(ROOT, "plots", "results", gpu, words[0] + ".csv")
+    if not os.path.exists(csv_path):
+        return f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
+    filters = parse_filters(words[1:])
+    rows = [r for r in read_csv(csv_path) if matches(r, filters)]
+    cols = cols.split()
+    if not rows:
+        return f"(no rows of {words[0]} match {' '.join(words[1:])})\n"
+    lines = ["| " + " | ".join(heading(c, rows) for c in cols) + " |",
+             "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(fmt(r, c, rows) for c in cols) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def render_summary(gpu):
+    lines = ["| chapter | headline size | best version | rate | % of baseline |",
+             "|---|---|---|---|---|"]
+    for d in sorted(glob.glob(os.path.join(ROOT, "chapters", "[0-9][0-9]-*"))):
+        chapter = os.path.basename(d)
+        csv_path = os.path.join(ROOT, "plots", "results", gpu, chapter + ".csv")
+        link = f"[{chapter}](chapters/{chapter}/)"
+        if not os.path.exists(csv_path):
+            lines.append(f"| {link} | - | - | - | - |")
+            continue
+        rows = [r for r in headline(chapter, read_csv(csv_path)) if r["ok"] == "yes"]
+        rate = rate_column(rows, chapter)
+        ours = [r for r in rows if r["version"].startswith("v")] or rows
+        if not rate or not ours:
+            lines.append(f"| {link} | - | - | - | - |")
+            continue
+        best = max(ours, key=lambda r: num(r, rate) or 0.0)
+        base = next((r["version"] for r in rows if num(r, "pct_of_baseline") == 100.0), None)
+        pct = f'{float(best["pct_of_baseline"]):.1f}% of {base}' if base and best["pct_of_baseline"] else "-"
+        unit = UNITS[rate].split(" ")[0]
+        size = " x ".join(x for x in (best["m"], best["n"], best["k"]) if x != "1") or "1"
+        lines.append(f'| {link} | {size} | {best["version"]} {best["idea"]} | '
+                     f'{num(best, rate):,.0f} {unit} | {pct} |')
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    check = "--check" in sys.argv
+    gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else "h200"
+    readmes = [os.path.join(ROOT, "README.md")] + sorted(
+        glob.glob(os.path.join(ROOT, "chapters", "*", "README.md")))
+    stale = 0
+    for path in readmes:
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            text = f.read()
+        new = TABLE.sub(lambda m: m.group(1) + render_table(m.group(2), gpu) + m.group(4), text)
+        new = SUMMARY.sub(lambda m: m.group(1) + render_summary(m.group(2)) + m.group(4), new)
+        rel = os.path.relpath(path, ROOT)
+        count = len(TABLE.findall(text)) + len(SUMMARY.findall(text))
+        if new == text:
+            print(f"PASS tables in {rel} match the CSVs ({count} tables)")
+        elif check:
+            stale += 1
+            print(f"FAIL tables in {rel} differ from the CSVs: run make plots")
+        else:
+            with open(path, "w") as f:
+                f.write(new)
+            print(f"PASS tables in {rel} regenerated ({count} tables)")
+    sys.exit(1 if stale else 0)
+
+
+if __name__ == "__main__":
+    main()

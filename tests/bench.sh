@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# make bench [CH=NN-topic]: each chapter's sweep (chapters/*/bench.args) into a fresh
+# plots/results/<gpu>/NN-topic.csv (plus NN-topic.env.csv), then a terminal chart of it.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+
+if ! reason=$(gpu_present); then echo "make bench: $reason"; exit 1; fi
+slug=$(build/gpuinfo slug)
+mkdir -p "plots/results/$slug"
+echo "make bench: $(build/gpuinfo) -> plots/results/$slug/"
+status=0
+for d in $(chapters "${1:-}"); do
+    ch=$(basename "$d") topic=$(basename "$d" | cut -c4-)
+    for prog in $(programs "$d"); do
+        csv="plots/results/$slug/$ch${prog#"$topic"}.csv"  # matmul-f64 -> 03-matmul-f64.csv
+        rm -f "$csv"
+        while read -r args; do
+            echo "== $prog $args"
+            # shellcheck disable=SC2086
+            build/"$prog" $args --csv "$csv" || status=1
+        done < <(arg_lines "$d/bench.args")
+        bash plots/terminal.sh "$csv"
+    done
+done
+exit $status

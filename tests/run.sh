@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# make test: (a) unit tests of common/, (b) each chapter's CPU reference, (c) bad input and its
+# exit codes, (d) the plot scripts and README tables on the committed CSVs, (e) with a GPU,
+# every version of every chapter over its test sizes. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+
+passed=0 failed=0 skipped=0
+pass() { passed=$((passed + 1)); echo "PASS $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP $*"; }
+# Counts the PASS/FAIL lines a program prints, echoing the failures; a crash is a failure too.
+count_lines() {
+    local label=$1 log=$2 rc=$3
+    local p f
+    p=$(grep -c '^PASS' "$log") f=$(grep -c '^FAIL' "$log")
+    passed=$((passed + p)) failed=$((failed + f))
+    grep '^FAIL' "$log" | sed "s/^/  [$label] /"
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail "$label exited $rc"; fi
+    if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then fail "$label ran no check"; fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== (a) unit tests of common/"
+build/test_common "$tmp" >"$tmp/unit.log" 2>&1
+count_lines unit "$tmp/unit.log" $?
+if python3 -c 'import numpy' 2>/dev/null || [ -x .venv/bin/python ]; then
+    py=python3; python3 -c 'import numpy' 2>/dev/null || py=.venv/bin/python
+    if "$py" - "$tmp" <<'PY'; then pass "npy: numpy reads back what we wrote"; else fail "npy: numpy read-back"; fi
+import sys, numpy as np
+d = sys.argv[1]
+m = np.load(d + "/m.npy"); one = np.load(d + "/one.npy")
+assert m.dtype == np.float32 and m.shape == (2, 3) and (m == np.arange(1, 7).reshape(2, 3)).all()
+assert one.dtype == np.uint32 and one.shape == (1,) and one[0] == 7
+PY
+else
+    skip "npy read-back: no numpy"
+fi
+
+echo "== (b) CPU references against brute force"
+for d in $(chapters); do
+    for prog in $(programs "$d"); do
+        build/"$prog" --self-test >"$tmp/self.log" 2>&1
+        count_lines "$prog --self-test" "$tmp/self.log" $?
+    done
+    echo "   $(basename "$d"): done"
+done
+
+echo "== (c) bad input: exit code and a one-line message"
+# expect CODE PROGRAM ARGS...: the exit code, exactly one line on stderr, naming what was wrong
+expect() {
+    local code=$1 prog=$2; shift 2
+    local want_word=${EXPECT_WORD:-}
+    build/"$prog" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    local rc=$? lines
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne "$code" ]; then
+        fail "$prog $*: exit $rc, want $code ($(head -c 200 "$tmp/err"))"
+    elif [ "$lines" -ne 1 ]; then
+        fail "$prog $*: $lines lines on stderr, want 1"
+    elif [ -n "$want_word" ] && ! grep -q -- "$want_word" "$tmp/err"; then
+        fail "$prog $*: message does not name '$want_word': $(cat "$tmp/err")"
+    else
+        pass "$prog $* -> $code: $(cat "$tmp/err")"
+    fi
+}
+if gpu_present >/dev/null; then have_gpu=1; else have_gpu=0; fi
+for d in $(chapters); do
+    for prog in $(programs "$d"); do
+        EXPECT_WORD=-n expect 2 "$prog" -n 0
+        EXPECT_WORD=-n expect 2 "$prog" -n -7
+        EXPECT_WORD=-n expect 2 "$prog" -n abc
+        EXPECT_WORD=-n expect 2 "$prog" -n 12abc
+        EXPECT_WORD=-n expect 2 "$prog" -n 99999999999999999999999
+        EXPECT_WORD=-n expect 2 "$prog" -n 2147483648
+        EXPECT_WORD=-n expect 2 "$prog" -n
+        EXPECT_WORD=-m expect 2 "$prog" -m 0
+        EXPECT_WORD=nosuch expect 2 "$prog" -v nosuch
+        first=$(build/"$prog" --list 2>/dev/null | awk 'NR == 2 {print $1}')
+        EXPECT_WORD=v9x expect 2 "$prog" -v "$first,v9x"
+        EXPECT_WORD=--bogus expect 2 "$prog" --bogus
+        EXPECT_WORD=--reps expect 2 "$prog" --reps 0
+        EXPECT_WORD=--warmup expect 2 "$prog" --warmup -1
+        EXPECT_WORD=--seed expect 2 "$prog" --seed x
+        EXPECT_WORD=--input expect 2 "$prog" --input nosuch
+        EXPECT_WORD=stray expect 2 "$prog" stray
+        if [ "$have_gpu" = 0 ]; then
+            EXPECT_WORD=GPU expect 3 "$prog" -n 5
+        fi
+        while read -r code args; do
+            # shellcheck disable=SC2086
+            EXPECT_WORD= expect "$code" "$prog" $args
+        done < <(arg_lines "$d/bad.args")
+        # --help and --list need no GPU and succeed
+        if build/"$prog" --help >/dev/null 2>&1 && build/"$prog" --list >/dev/null 2>&1; then
+            pass "$prog --help and --list exit 0"
+        else
+            fail "$prog --help or --list"
+        fi
+    done
+done
+
+echo "== (d) plots and README tables from the committed CSVs"
+if [ -f build/plots-skip ]; then
+    skip "plots: $(cat build/plots-skip)"
+else
+    bash plots/plot.sh --out "$tmp/figures" >"$tmp/plots.log" 2>&1
+    count_lines "plots" "$tmp/plots.log" $?
+fi
+
+echo "== (e) GPU sweep: every version at every test size"
+if reason=$(gpu_present); then
+    echo "   $(build/gpuinfo)"
+    for d in $(chapters); do
+        for prog in $(programs "$d"); do
+            while read -r args; do
+                # shellcheck disable=SC2086
+                if build/"$prog" $args --check-only >"$tmp/sweep.log" 2>&1; then
+                    pass "$prog $args"
+                else
+                    fail "$prog $args (exit $?)"
+                    grep -i -E 'mismatch|wrong|error|no$' "$tmp/sweep.log" | head -n 8 | sed 's/^/    /'
+                fi
+            done < <(arg_lines "$d/test.args")
+        done
+    done
+    # --save writes .npy files that numpy reads back as the right transpose
+    if build/transpose -m 3 -n 5 -v v2 --check-only --save "$tmp/npy" >/dev/null 2>&1 &&
+        python3 - "$tmp/npy" <<'PY'; then
+import sys, numpy as np
+d = sys.argv[1]
+a = np.load(d + "/in.npy"); t = np.load(d + "/v2.npy")
+assert a.shape == (3, 5) and t.shape == (5, 3) and (a.T == t).all()
+PY
+        pass "transpose --save: numpy reads in.npy and v2.npy, v2 == in.T"
+    else
+        fail "transpose --save"
+    fi
+    EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
+else
+    skip "GPU sweep: $reason"
+fi
+
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

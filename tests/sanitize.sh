@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make sanitize [CH=NN-topic]: compute-sanitizer's memcheck, racecheck, initcheck and synccheck
+# over every version, at the small sizes in chapters/*/sanitize.args. A version listed in the
+# chapter's sanitize.expect as "TOOL TAG" (a deliberate race) runs alone under that tool and
+# must be reported; every other run must be clean.
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+
+cs=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+if [ ! -x "$cs" ]; then
+    echo "make sanitize: compute-sanitizer not found (it comes with the CUDA toolkit)"; exit 1
+fi
+if ! reason=$(gpu_present); then echo "make sanitize: $reason"; exit 1; fi
+
+passed=0 failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+sanitize() {  # sanitize TOOL WANT_FINDING PROGRAM ARGS...
+    local tool=$1 want=$2 prog=$3; shift 3
+    "$cs" --tool "$tool" --error-exitcode 99 build/"$prog" "$@" >"$log" 2>&1
+    local rc=$?
+    local summary
+    summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)
+    if [ "$want" = clean ] && [ "$rc" -eq 0 ]; then
+        passed=$((passed + 1)); echo "PASS $tool $prog $*: ${summary:-clean}"
+    elif [ "$want" = finding ] && [ "$rc" -eq 99 ]; then
+        passed=$((passed + 1)); echo "PASS $tool $prog $*: reported, as expected (${summary})"
+    else
+        failed=$((failed + 1)); echo "FAIL $tool $prog $*: exit $rc, wanted $want"
+        grep -E 'Invalid|Race|Uninitialized|Barrier|ERROR|error' "$log" | head -n 6 | sed 's/^/    /'
+    fi
+}
+
+for d in $(chapters "${1:-}") ; do
+    for prog in $(programs "$d"); do
+        ours=$(build/"$prog" --list | awk 'NR > 1 && $3 == "ours" {print $1}')
+        while read -r args; do
+            for tool in memcheck racecheck initcheck synccheck; do
+                expected=$(awk -v t="$tool" '$1 == t {print $2}' "$d/sanitize.expect" 2>/dev/null)
+                keep=$(for v in $ours; do echo "$expected" | grep -qx "$v" || echo "$v"; done | paste -sd,)
+                # shellcheck disable=SC2086
+                sanitize "$tool" clean "$prog" $args -v "${keep:-all}" --check-only --warmup 0
+                for v in $expected; do
+                    # shellcheck disable=SC2086
+                    sanitize "$tool" finding "$prog" $args -v "$v" --check-only --warmup 0
+                done
+            done
+        done < <(arg_lines "$d/sanitize.args")
+    done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
