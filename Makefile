@@ -20,8 +20,9 @@ endif
 
 # -O3 and line info for the profiler; every warning is an error, spills included; no
 # fast-math: the results we check must be the arithmetic we wrote.
+# EXTRA_NVFLAGS adds to them for an experiment: make EXTRA_NVFLAGS="-Xptxas -v".
 NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Werror all-warnings \
-           -Xptxas -warn-spills -Icommon -Ibuild
+           -Xptxas -warn-spills -Icommon -Ibuild $(EXTRA_NVFLAGS)
 CFLAGS  := -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Icommon
 
 # Chapters, in reading order: chapters/NN-topic/topic.cu builds to build/topic.

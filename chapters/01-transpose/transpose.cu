@@ -9,13 +9,16 @@
 //   v2 padded     one extra column in the tile moves each row to the next bank: no conflicts
 //   v3 coarsened  32 x 8 threads move the 32 x 32 tile, four elements each
 //   v4 tile64     a 64 x 64 tile, sixteen elements a thread: more loads in flight per thread
-//   v5 vectorized 16-byte loads and stores of four floats (rows must be 16-byte aligned)
+//   v5 ordered    blocks take tiles column by column, so the blocks running together write
+//                 neighbouring parts of out, as they already read neighbouring parts of in
+//   v6 tall       128 x 32 tiles: each warp writes 512 contiguous bytes of an output row
 //
 // Build and run:   make build/transpose && build/transpose            (8192 x 8192)
-//                  build/transpose -m 8191 -n 8193 -v v2,v5 --reps 50
+//                  build/transpose -m 8191 -n 8193 -v v2,v6 --reps 50
 //                  build/transpose --list | --help | --check-only | --save out/
 #include <string.h>
 
+#include "copy.cuh"
 #include "gpu.h"
 #include "npy.h"
 #include "rng.h"
@@ -77,51 +80,12 @@ static void launch_memcpy(void *problem) {
     CHECK(cudaMemcpyAsync(p->out, p->in, p->m * p->n * sizeof(float), cudaMemcpyDeviceToDevice));
 }
 
-// copy: a kernel with the best possible access pattern, 16 bytes per thread per access, each
-// warp reading and writing 512 contiguous bytes. No transpose can beat it by much; what is
-// left between it and memcpy is the cost of being a kernel at all.
-#define COPY_THREADS 256
-// Four float4s per thread per iteration: four independent loads in flight before any store.
-#define COPY_UNROLL 4
-
-__global__ void copy_kernel(const float4 *__restrict__ in, float4 *__restrict__ out, size_t count4) {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    // the unrolled body: i, i + stride, ... all in range
-    for (; i + (COPY_UNROLL - 1) * stride < count4; i += COPY_UNROLL * stride) {
-        float4 v[COPY_UNROLL];
-#pragma unroll
-        for (int u = 0; u < COPY_UNROLL; u++) v[u] = in[i + u * stride];
-#pragma unroll
-        for (int u = 0; u < COPY_UNROLL; u++) out[i + u * stride] = v[u];
-    }
-    for (; i < count4; i += stride) out[i] = in[i];  // what is left, one at a time
-}
-
-// The last count % 4 floats, which do not fill a float4.
-__global__ void copy_tail_kernel(const float *__restrict__ in, float *__restrict__ out,
-                                 size_t first, size_t count) {
-    size_t i = first + threadIdx.x;
-    if (i < count) out[i] = in[i];
-}
-
+// copy: chapter 00's copy kernel (common/copy.cuh) over the same bytes: the best access pattern
+// there is. No transpose can beat it by much; what is left between it and memcpy is the cost
+// of being a kernel at all.
 static void launch_copy(void *problem) {
     transpose_problem *p = (transpose_problem *)problem;
-    size_t count = p->m * p->n, count4 = count / 4;
-    int sms = 0;
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    // enough blocks to fill every SM several times over, few enough to loop a while
-    size_t blocks = ceil_div(count4, COPY_THREADS);
-    if (blocks > (size_t)sms * 32) blocks = (size_t)sms * 32;
-    if (count4 > 0) {
-        copy_kernel<<<(unsigned)blocks, COPY_THREADS>>>((const float4 *)p->in, (float4 *)p->out,
-                                                        count4);
-        CHECK_LAUNCH();
-    }
-    if (count % 4) {
-        copy_tail_kernel<<<1, 4>>>(p->in, p->out, count4 * 4, count);
-        CHECK_LAUNCH();
-    }
+    copy_floats(p->in, p->out, p->m * p->n);
 }
 
 // ---- v0 naive -----------------------------------------------------------------------------------
@@ -211,15 +175,19 @@ __global__ void transpose_v3_coarsened(const float *__restrict__ in, float *__re
     __shared__ float tile[TILE][TILE + 1];
     tile_origin t = block_tile(n, TILE, TILE);
     size_t c = t.c0 + threadIdx.x;
+    // j counts from 0, not from threadIdx.y: a trip count known at compile time lets the
+    // compiler unroll the loop and issue all four loads before the first one returns.
 #pragma unroll
-    for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {  // rows y, y + 8, y + 16, y + 24
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) {  // tile rows y, y + 8, y + 16, y + 24
+        int i = threadIdx.y + j;
         size_t r = t.r0 + i;
         if (r < m && c < n) tile[i][threadIdx.x] = in[r * n + c];
     }
     __syncthreads();  // the whole tile is loaded before anyone reads a column of it
     size_t out_c = t.r0 + threadIdx.x;
 #pragma unroll
-    for (int i = threadIdx.y; i < TILE; i += BLOCK_ROWS) {
+    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
+        int i = threadIdx.y + j;
         size_t out_r = t.c0 + i;
         if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[threadIdx.x][i];
     }
@@ -239,24 +207,27 @@ static void launch_v3(void *problem) {
 // bytes in flight to reach full bandwidth (bandwidth times latency: several MB across the
 // GPU), and fewer, larger tiles also halve the barriers per byte.
 #define TILE64 64  // 64 x (64 + 1) floats: 16.3 KiB of shared memory a block
+// TRY: move the tile in float4s (16-byte loads and stores). Is it faster? Why not?
 
 __global__ void transpose_v4_tile64(const float *__restrict__ in, float *__restrict__ out,
                                     size_t m, size_t n) {
     __shared__ float tile[TILE64][TILE64 + 1];
     tile_origin t = block_tile(n, TILE64, TILE64);
 #pragma unroll
-    for (int i = threadIdx.y; i < TILE64; i += BLOCK_ROWS) {
+    for (int y = 0; y < TILE64; y += BLOCK_ROWS) {
 #pragma unroll
-        for (int j = threadIdx.x; j < TILE64; j += TILE) {  // two warp-wide halves of a row
+        for (int x = 0; x < TILE64; x += TILE) {  // two warp-wide halves of a tile row
+            int i = threadIdx.y + y, j = threadIdx.x + x;
             size_t r = t.r0 + i, c = t.c0 + j;
             if (r < m && c < n) tile[i][j] = in[r * n + c];
         }
     }
     __syncthreads();  // the whole tile is loaded before anyone reads a column of it
 #pragma unroll
-    for (int i = threadIdx.y; i < TILE64; i += BLOCK_ROWS) {
+    for (int y = 0; y < TILE64; y += BLOCK_ROWS) {
 #pragma unroll
-        for (int j = threadIdx.x; j < TILE64; j += TILE) {
+        for (int x = 0; x < TILE64; x += TILE) {
+            int i = threadIdx.y + y, j = threadIdx.x + x;
             size_t out_r = t.c0 + i, out_c = t.r0 + j;
             if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[j][i];
         }
@@ -270,50 +241,93 @@ static void launch_v4(void *problem) {
     CHECK_LAUNCH();
 }
 
-// ---- v5 vectorized ------------------------------------------------------------------------------
+// ---- v5 ordered -------------------------------------------------------------------------------
 
-// The 64 x 64 tile moved in float4s: one 16-byte load or store does the work of four, so a
-// warp covers 512 bytes per instruction and the load/store units issue a quarter as many
-// requests. A float4 must start at a multiple of 16 bytes, so every row of in and of out
-// must: m and n multiples of 4. Other shapes run v4's kernel, and the table says so.
-// Threads are 16 x 16: 16 float4s span a 64-float tile row.
-#define VEC_X 16  // float4s per tile row
-#define VEC_Y 16  // tile rows per pass: 256 threads a block
+// v4's kernel; only the order in which blocks take tiles changes. Blocks start in blockIdx
+// order, about a thousand at a time. Numbered row by row (v4), the blocks running together
+// share a few bands of rows of in, but each writes 64 different rows of out: together they
+// write a little to every row of out. Numbered column by column, the blocks running together
+// read a few bands of columns of in and write a few bands of rows of out, so the pieces of each
+// output row are written at nearly the same time, while their sectors are still in L2.
+__device__ tile_origin block_tile_by_column(size_t m, int tile_rows, int tile_cols) {
+    size_t tiles_per_col = (m + tile_rows - 1) / tile_rows;
+    tile_origin t;
+    t.r0 = (size_t)(blockIdx.x % tiles_per_col) * tile_rows;
+    t.c0 = (size_t)(blockIdx.x / tiles_per_col) * tile_cols;
+    return t;
+}
 
-__global__ void transpose_v5_vectorized(const float *__restrict__ in, float *__restrict__ out,
-                                        size_t m, size_t n) {
+__global__ void transpose_v5_ordered(const float *__restrict__ in, float *__restrict__ out,
+                                     size_t m, size_t n) {
     __shared__ float tile[TILE64][TILE64 + 1];
-    tile_origin t = block_tile(n, TILE64, TILE64);
-    int j = 4 * threadIdx.x;  // the thread's four columns: j .. j + 3
+    tile_origin t = block_tile_by_column(m, TILE64, TILE64);
 #pragma unroll
-    for (int i = threadIdx.y; i < TILE64; i += VEC_Y) {
-        size_t r = t.r0 + i, c = t.c0 + j;
-        // n % 4 == 0, so a float4 is either wholly inside the matrix or wholly outside
-        if (r < m && c < n) {
-            float4 v = *(const float4 *)&in[r * n + c];
-            tile[i][j] = v.x, tile[i][j + 1] = v.y, tile[i][j + 2] = v.z, tile[i][j + 3] = v.w;
+    for (int y = 0; y < TILE64; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TILE64; x += TILE) {  // two warp-wide halves of a tile row
+            int i = threadIdx.y + y, j = threadIdx.x + x;
+            size_t r = t.r0 + i, c = t.c0 + j;
+            if (r < m && c < n) tile[i][j] = in[r * n + c];
         }
     }
     __syncthreads();  // the whole tile is loaded before anyone reads a column of it
 #pragma unroll
-    for (int i = threadIdx.y; i < TILE64; i += VEC_Y) {
-        size_t out_r = t.c0 + i, out_c = t.r0 + j;
-        if (out_r < n && out_c < m) {
-            float4 v = make_float4(tile[j][i], tile[j + 1][i], tile[j + 2][i], tile[j + 3][i]);
-            *(float4 *)&out[out_r * m + out_c] = v;
+    for (int y = 0; y < TILE64; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TILE64; x += TILE) {
+            int i = threadIdx.y + y, j = threadIdx.x + x;
+            size_t out_r = t.c0 + i, out_c = t.r0 + j;
+            if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[j][i];
         }
     }
 }
 
 static void launch_v5(void *problem) {
     transpose_problem *p = (transpose_problem *)problem;
-    if (p->m % 4 != 0 || p->n % 4 != 0) {  // rows not 16-byte aligned: no float4s
-        launch_v4(problem);
-        return;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v5_ordered<<<tiles(p->m, p->n, TILE64, TILE64), block>>>(p->in, p->out, p->m, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v6 tall ------------------------------------------------------------------------------------
+
+// The tile's shape: 128 rows by 32 columns instead of 64 by 64, the same 8192 elements. Each warp
+// now reads 32 floats of an input row (128 bytes) and writes 128 floats of an output row (512
+// contiguous bytes, four warps' worth). When m is not a multiple of 8, rows of out do not start
+// on a 32-byte sector, and every warp-wide store begins and ends in a sector it shares with
+// another store; longer runs of writes mean fewer such seams per byte. Writes pay for seams more
+// than reads do: a read can fetch a sector twice from L2, a write must merge the two halves.
+#define TALL_ROWS 128  // 128 x (32 + 1) floats: 16.5 KiB of shared memory a block
+#define TALL_COLS 32   // one warp across the tile's width
+
+__global__ void transpose_v6_tall(const float *__restrict__ in, float *__restrict__ out,
+                                  size_t m, size_t n) {
+    __shared__ float tile[TALL_ROWS][TALL_COLS + 1];
+    tile_origin t = block_tile_by_column(m, TALL_ROWS, TALL_COLS);
+    size_t c = t.c0 + threadIdx.x;
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {  // 16 rows a thread, one warp a row
+        int i = threadIdx.y + y;
+        size_t r = t.r0 + i;
+        if (r < m && c < n) tile[i][threadIdx.x] = in[r * n + c];
     }
-    dim3 block(VEC_X, VEC_Y);
-    transpose_v5_vectorized<<<tiles(p->m, p->n, TILE64, TILE64), block>>>(p->in, p->out, p->m,
-                                                                          p->n);
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+#pragma unroll
+    for (int y = 0; y < TALL_COLS; y += BLOCK_ROWS) {  // 4 output rows a warp...
+#pragma unroll
+        for (int x = 0; x < TALL_ROWS; x += TILE) {  // ...each 128 floats long, in 4 pieces
+            int i = threadIdx.y + y, j = threadIdx.x + x;
+            size_t out_r = t.c0 + i, out_c = t.r0 + j;
+            if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[j][i];
+        }
+    }
+}
+
+static void launch_v6(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v6_tall<<<tiles(p->m, p->n, TALL_ROWS, TALL_COLS), block>>>(p->in, p->out, p->m,
+                                                                       p->n);
     CHECK_LAUNCH();
 }
 
@@ -327,7 +341,8 @@ static const version versions[] = {
     {"v2", "padded", launch_v2, 0},
     {"v3", "coarsened", launch_v3, 0},
     {"v4", "tile64", launch_v4, 0},
-    {"v5", "vectorized", launch_v5, 0},
+    {"v5", "ordered", launch_v5, 0},
+    {"v6", "tall", launch_v6, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -419,8 +434,6 @@ int main(int argc, char **argv) {
         size_t shape[2] = {p.m, p.n};
         if (npy_save(o.save, "in", "<f4", shape, 2, p.host_in) != 0) return KL_EXIT_USAGE;
     }
-    if (p.m % 4 != 0 || p.n % 4 != 0)
-        printf("note: m or n is not a multiple of 4, so v5 runs v4's kernel (no float4s)\n\n");
 
     bench b = {};
     b.problem = &p;
