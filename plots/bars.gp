@@ -18,7 +18,7 @@ if (exists("term") && term eq "dumb") {
     set title ttl noenhanced
     set xtics norotate
     plot data using (column(rate)):xtic(strcol("version")) linecolor rgb "#3b6ea8", \
-         '' using 0:(column(rate)):(sprintf("%.0f%%", column("pct_of_baseline"))) with labels offset 0,1
+         '' using 0:(column(rate)):(sprintf("%.1f%%", column("pct_of_baseline"))) with labels offset 0,1
     exit
 }
 do for [fmt in "svg png"] {
@@ -26,6 +26,6 @@ do for [fmt in "svg png"] {
     else { set terminal png size 720, 380 noenhanced }
     set output out."-gnuplot.".fmt
     plot data using (column(rate)):xtic(label(strcol("version"), strcol("idea"))) linecolor rgb "#3b6ea8", \
-         '' using 0:(column(rate)):(column("pct_of_baseline") == column("pct_of_baseline") ? sprintf("%.0f%%", column("pct_of_baseline")) : "") with labels offset 0,0.7 font ",9"
+         '' using 0:(column(rate)):(column("pct_of_baseline") == column("pct_of_baseline") ? sprintf("%.1f%%", column("pct_of_baseline")) : "") with labels offset 0,0.7 font ",9"
     set output
 }

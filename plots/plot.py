@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 from common import (UNITS, chapter_of, headline, num, rate_column, read_csv,  # noqa: E402
                     result_files, size_key, size_label, sweep_rows)
@@ -44,13 +45,14 @@ def bars(chapter, rows, out_dir, gpu):
     values = [num(r, rate) or 0.0 for r in shown]
     pcts = [num(r, "pct_of_baseline") for r in shown]
     base = [r["version"] for r in shown if r.get("pct_of_baseline") in ("100", "100.0")]
-    colors = ["#9e9e9e" if (p is None or r["version"] in base[:1]) and i < 2 else "#3b6ea8"
-              for i, (r, p) in enumerate(zip(shown, pcts))]
+    # ours are versions v0, v1, ...; baselines (memcpy, cublas, cub, peak) are grey
+    colors = ["#3b6ea8" if r["version"][:1] == "v" and r["version"][1:2].isdigit() else "#9e9e9e"
+              for r in shown]
     fig, ax = plt.subplots(figsize=(max(5, 0.75 * len(shown) + 1.5), 3.4))
     bar = ax.bar(range(len(shown)), values, color=colors)
     for b, p in zip(bar, pcts):
         if p is not None:
-            ax.annotate(f"{p:.0f}%", (b.get_x() + b.get_width() / 2, b.get_height()),
+            ax.annotate(f"{p:.1f}%", (b.get_x() + b.get_width() / 2, b.get_height()),
                         ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(len(shown)), labels, fontsize=8)
     ax.set_ylabel(UNITS[rate])
@@ -66,6 +68,9 @@ def sweep(chapter, rows, out_dir, gpu):
     inputs = sorted({r.get("input", "") for r in rows}) or [""]
     rows = [r for r in rows if r.get("input", "") == inputs[0] and r["ok"] != "no"]
     rows = [r for r in rows if num(r, rate or "gbps") is not None]
+    # square shapes only (8192 x 8192, 4096^3): odd and rectangular shapes have their tables,
+    # and on one axis of element counts they would sit on top of the squares
+    rows = [r for r in rows if len({d for d in (r["m"], r["n"], r["k"]) if d != "1"}) <= 1]
     sizes = sorted({size_key(r) for r in rows})
     if not rate or len(sizes) < 2:
         return
@@ -77,8 +82,11 @@ def sweep(chapter, rows, out_dir, gpu):
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3,
                     label=v + " " + next(r["idea"] for r in rows if r["version"] == v))
+    sizes = sorted({size_key(r) for r in rows})
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_xticks(sizes, [size_label(next(r for r in rows if size_key(r) == s)) for s in sizes],
                   rotation=30, fontsize=7, ha="right")
     ax.minorticks_off()

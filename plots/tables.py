@@ -20,6 +20,10 @@ SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S
 
 def fmt(row, col, rows):
     v = row.get(col, "")
+    if col == "extra":  # the chapter's own figure, with its unit
+        if not row.get("extra_value"):
+            return "-"
+        return f'{float(row["extra_value"]):.4g} {pretty_unit(row["extra_name"])}'
     if col == "ms":
         if not row["ms_median"]:
             return "-"
@@ -41,10 +45,19 @@ def fmt(row, col, rows):
     return v
 
 
+def pretty_unit(name):
+    """'ffma_per_clk_per_sm' -> 'ffma/clk/SM'."""
+    return name.replace("_per_sm", "/SM").replace("_per_", "/").replace("_", " ")
+
+
 def heading(col, rows):
     if col == "pct_of_baseline":
+        if rows and rows[0]["chapter"] == "00-peaks":
+            return "% of datasheet"
         ref = next((r["version"] for r in rows if num(r, "pct_of_baseline") == 100.0), "baseline")
         return f"% of {ref}"
+    if col == "extra":
+        return "per clock per SM" if all("per_clk_per_sm" in r["extra_name"] for r in rows) else "figure"
     if col == "extra_value":
         return next((r["extra_name"] for r in rows if r["extra_name"]), "extra").replace("_", " ")
     return {"ms": "ms median [min, max]", "ms_median": "ms (median)", "gbps": "GB/s",
@@ -78,14 +91,15 @@ def render_summary(gpu):
         if not os.path.exists(csv_path):
             lines.append(f"| {link} | - | - | - | - |")
             continue
-        rows = [r for r in headline(chapter, read_csv(csv_path)) if r["ok"] == "yes"]
+        every = headline(chapter, read_csv(csv_path))
+        rows = [r for r in every if r["ok"] == "yes"]
         rate = rate_column(rows, chapter)
         ours = [r for r in rows if r["version"].startswith("v")] or rows
         if not rate or not ours:
             lines.append(f"| {link} | - | - | - | - |")
             continue
         best = max(ours, key=lambda r: num(r, rate) or 0.0)
-        base = next((r["version"] for r in rows if num(r, "pct_of_baseline") == 100.0), None)
+        base = next((r["version"] for r in every if num(r, "pct_of_baseline") == 100.0), None)
         pct = f'{float(best["pct_of_baseline"]):.1f}% of {base}' if base and best["pct_of_baseline"] else "-"
         unit = UNITS[rate].split(" ")[0]
         size = " x ".join(x for x in (best["m"], best["n"], best["k"]) if x != "1") or "1"
