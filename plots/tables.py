@@ -81,29 +81,58 @@ def render_table(spec, gpu):
     return "\n".join(lines) + "\n"
 
 
+def pretty_size(row):
+    """'8192 x 8192', or '2^28' for a large power of two."""
+    dims = [int(x) for x in (row["m"], row["n"], row["k"]) if x != "1"] or [1]
+    if len(dims) == 1 and dims[0] >= 1 << 16 and dims[0] & (dims[0] - 1) == 0:
+        return f"2^{dims[0].bit_length() - 1}"
+    return " x ".join(str(d) for d in dims)
+
+
+def lesson(chapter_dir):
+    """The chapter README's title after the colon: '# 01 transpose: which addresses ...'."""
+    path = os.path.join(chapter_dir, "README.md")
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        title = f.readline().strip("# \n")
+    return title.split(":", 1)[1].strip() if ":" in title else title
+
+
 def render_summary(gpu):
-    lines = ["| chapter | headline size | best version | rate | % of baseline |",
-             "|---|---|---|---|---|"]
+    lines = ["| chapter | what it teaches | headline size | best version | rate | vs. baseline |",
+             "|---|---|---|---|---|---|"]
     for d in sorted(glob.glob(os.path.join(ROOT, "chapters", "[0-9][0-9]-*"))):
         chapter = os.path.basename(d)
         csv_path = os.path.join(ROOT, "plots", "results", gpu, chapter + ".csv")
         link = f"[{chapter}](chapters/{chapter}/)"
         if not os.path.exists(csv_path):
-            lines.append(f"| {link} | - | - | - | - |")
+            lines.append(f"| {link} | {lesson(d)} | - | - | - | - |")
             continue
         every = headline(chapter, read_csv(csv_path))
         rows = [r for r in every if r["ok"] == "yes"]
+        if chapter == "00-peaks":  # ceilings, not a ladder: list them
+            peaks = {}
+            for r in read_csv(csv_path):  # the first run's rows: the largest copy
+                if r["ok"] == "yes":
+                    peaks.setdefault(r["version"], r)
+            parts = []
+            for tag, col, unit, scale in (("memcpy", "gbps", "GB/s", 1), ("fma", "gflops", "TFLOP/s FP32", 1e3),
+                                          ("addmin", "gflops", "T add+min ops/s", 1e3)):
+                if tag in peaks and num(peaks[tag], col):
+                    parts.append(f"{num(peaks[tag], col) / scale:,.{0 if scale == 1 else 1}f} {unit}")
+            lines.append(f"| {link} | {lesson(d)} | - | ceilings | {'; '.join(parts)} | - |")
+            continue
         rate = rate_column(rows, chapter)
         ours = [r for r in rows if r["version"].startswith("v")] or rows
         if not rate or not ours:
-            lines.append(f"| {link} | - | - | - | - |")
+            lines.append(f"| {link} | {lesson(d)} | - | - | - | - |")
             continue
         best = max(ours, key=lambda r: num(r, rate) or 0.0)
         base = next((r["version"] for r in every if num(r, "pct_of_baseline") == 100.0), None)
         pct = f'{float(best["pct_of_baseline"]):.1f}% of {base}' if base and best["pct_of_baseline"] else "-"
         unit = UNITS[rate].split(" ")[0]
-        size = " x ".join(x for x in (best["m"], best["n"], best["k"]) if x != "1") or "1"
-        lines.append(f'| {link} | {size} | {best["version"]} {best["idea"]} | '
+        lines.append(f'| {link} | {lesson(d)} | {pretty_size(best)} | {best["version"]} {best["idea"]} | '
                      f'{num(best, rate):,.0f} {unit} | {pct} |')
     return "\n".join(lines) + "\n"
 
