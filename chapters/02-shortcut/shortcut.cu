@@ -1,0 +1,850 @@
+// Chapter 02: shortcut, the min-plus product r[i][j] = min over k of d[i][k] + d[k][j]: the
+// cheapest way from i to j with at most one stop. It has the shape of a matrix product with
+// (+, min) in place of (*, +), so the lesson is how to feed the arithmetic units: coalescing,
+// reuse in registers, staging in shared memory, and what is left of the instruction stream.
+//
+//   peak          (baseline) n^3 add+min pairs out of registers: the speed of light for this n
+//   v0 naive        one thread per result; a warp reads d[i][k] from 16 rows at once
+//   v1 coalesced    swap the roles of i and j: a warp reads 16 consecutive floats of row k
+//   v2 regblock     8 x 8 results per thread from four 16-byte loads a step, on inputs padded
+//                   with +inf to a multiple of 64 and transposed by a preprocessing kernel
+//   v3 shared       each block stages 8 x 64 tiles of both inputs in shared memory, and loads
+//                   the next tile into registers while it computes with the current one
+//   v4 vectorized   16-byte loads: four LDS.128 a step instead of sixteen LDS.32
+//   v5 pipelined    each step's shared loads are issued one step ahead, into spare registers
+//   v6 async        cp.async copies the next tile into a second shared buffer: one barrier a tile
+//   v7 deeper       16 steps a tile instead of 8: half the barriers and waits
+//   vN-e2e          the same version timed end to end: copy d in, pad, compute, copy r out
+//
+// Build and run:   make build/shortcut && build/shortcut                 (n = 6300)
+//                  build/shortcut -n 1001 -v v2,v7 --reps 50
+//                  build/shortcut --list | --help | --check-only | --save out/
+#include <math.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "npy.h"
+#include "rng.h"
+
+// n = 6300, the size the course timed: 160 MB a matrix, more than twice the 60 MB L2, and
+// 2.5e11 add+min pairs, tens of milliseconds even at the arithmetic ceiling.
+#define DEFAULT_N 6300
+// 10 timed launches of a kernel that runs for milliseconds give a stable median; 2 warm-up
+// launches take module loading and first-touch effects out of the numbers.
+#define DEFAULT_REPS 10
+#define DEFAULT_WARMUP 2
+#define DEFAULT_SEED 42
+// Up to this n the CPU computes the whole reference (n^3 = 1.1e9 pairs, a second or so);
+// beyond it, SAMPLE_ROWS whole rows: the first, the last (in the last, partial tile) and
+// random ones, checked bit for bit.
+#define FULL_CHECK_MAX 1024
+#define SAMPLE_ROWS 64
+
+// The problem every version sees. d and r are n x n, row-major, on the device. dp and tp are
+// d and its transpose padded with +inf to np x np, where each version chooses np (v2 on).
+typedef struct {
+    size_t n;
+    const float *d;
+    float *r;
+    float *dp, *tp;          // padded copies, room for round_up(n, PAD_MAX)^2 floats each
+    float *sink;             // where the peak kernel leaves its results
+    size_t peak_threads;     // threads in the peak kernel's grid
+    float *host_d, *host_r;  // the input, and the results copied back (n x n)
+    float *want;             // the CPU reference for the checked rows, rows x n
+    size_t *rows, nrows;     // the checked rows, ascending
+    double clock_hz;         // the SM clock the per-clock figures use
+} shortcut_problem;
+
+// ---- the CPU reference -------------------------------------------------------------------------
+
+// One row of r by the definition, with the loops in the order k, j so the inner loop walks a row
+// of d. `s < m ? s : m` is an exact min (no NaNs here), and what the compiler can vectorize.
+static void shortcut_cpu_row(const float *d, float *r_row, size_t n, size_t i) {
+    for (size_t j = 0; j < n; j++) r_row[j] = INFINITY;
+    for (size_t k = 0; k < n; k++) {
+        float a = d[i * n + k];
+        for (size_t j = 0; j < n; j++) {
+            float s = a + d[k * n + j];
+            r_row[j] = s < r_row[j] ? s : r_row[j];
+        }
+    }
+}
+
+// The rows rows[0..count) of r, one row per OpenMP thread at a time, into want (count x n).
+static void shortcut_cpu(const float *d, float *want, size_t n, const size_t *rows, size_t count) {
+#pragma omp parallel for schedule(dynamic)
+    for (long q = 0; q < (long)count; q++) shortcut_cpu_row(d, want + (size_t)q * n, n, rows[q]);
+}
+
+// ---- baseline: the add+min ceiling -------------------------------------------------------------
+
+// The inner loop of every version without its loads: one FADD and one FMNMX per pair, out of
+// registers, as in chapter 00's add+min microbenchmark. y steps down by 1/1024 (exact in binary)
+// and v keeps the smallest y, so neither instruction can be hoisted or folded. The grid fills
+// every SM with PEAK_BLOCKS_PER_SM blocks, and the trips add up to n^3 pairs (rounded up to a
+// multiple of CHAINS), so this row does the useful work of every version at the best rate.
+#define PEAK_THREADS 256
+#define PEAK_BLOCKS_PER_SM 8  // 64 warps an SM, the most a Hopper SM holds
+// Independent chains per thread: each chain waits about 4 cycles for its last result, so
+// CHAINS of them let the scheduler issue back to back.
+#define CHAINS 8
+#define PEAK_STEP (-1.0f / 1024.0f)
+
+__global__ void shortcut_peak(float *__restrict__ sink, unsigned long long trips,
+                              unsigned long long longer) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long my_trips = trips + (t < longer);  // the first `longer` threads do one more
+    float y[CHAINS], v[CHAINS];
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++) y[c] = v[c] = (float)(t % 1024 + c);
+#pragma unroll 16
+    for (unsigned long long s = 0; s < my_trips; s++)
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++) {
+            y[c] = y[c] + PEAK_STEP;
+            v[c] = fminf(v[c], y[c]);
+        }
+    float sum = 0.0f;
+#pragma unroll
+    for (int c = 0; c < CHAINS; c++) sum += v[c];
+    sink[t] = sum;  // the result keeps the compiler from removing the work
+}
+
+static void launch_peak(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    unsigned long long n = p->n, pairs = n * n * n;
+    unsigned long long trips = ceil_div(pairs, CHAINS);  // in all, CHAINS pairs each
+    shortcut_peak<<<(unsigned)(p->peak_threads / PEAK_THREADS), PEAK_THREADS>>>(
+        p->sink, trips / p->peak_threads, trips % p->peak_threads);
+    CHECK_LAUNCH();
+}
+
+// ---- v0 naive ----------------------------------------------------------------------------------
+
+// One thread per result, 16 x 16 threads a block, and i taken from threadIdx.x. A warp is 16
+// consecutive i by 2 consecutive j, so each step it reads d[i][k] from 16 different rows, one
+// 32-byte sector each for 4 useful bytes, and d[k][j] from two neighbouring floats.
+// Grids are 2D: gridDim.y allows 65535 rows of blocks, far more than any n that fits in memory.
+#define NAIVE 16  // 16 x 16 = 256 threads a block
+
+__global__ void shortcut_v0_naive(const float *__restrict__ d, float *__restrict__ r, size_t n) {
+    size_t i = (size_t)blockIdx.x * NAIVE + threadIdx.x;  // i in [0, n), fastest across the warp
+    size_t j = (size_t)blockIdx.y * NAIVE + threadIdx.y;  // j in [0, n)
+    if (i >= n || j >= n) return;
+    float v = INFINITY;  // the identity of min
+    for (size_t k = 0; k < n; k++) v = fminf(v, d[i * n + k] + d[k * n + j]);
+    r[i * n + j] = v;
+}
+
+static void launch_v0(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    unsigned blocks = (unsigned)ceil_div(p->n, NAIVE);
+    shortcut_v0_naive<<<dim3(blocks, blocks), dim3(NAIVE, NAIVE)>>>(p->d, p->r, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v1 coalesced ------------------------------------------------------------------------------
+
+// The only change: j comes from threadIdx.x and i from threadIdx.y. A warp is now 16
+// consecutive j by 2 consecutive i: it reads d[k][j] as 64 contiguous bytes and d[i][k] as two
+// floats that every thread of a half-warp shares (a broadcast), and it writes 16 floats of a row.
+__global__ void shortcut_v1_coalesced(const float *__restrict__ d, float *__restrict__ r,
+                                      size_t n) {
+    size_t j = (size_t)blockIdx.x * NAIVE + threadIdx.x;  // j in [0, n), fastest across the warp
+    size_t i = (size_t)blockIdx.y * NAIVE + threadIdx.y;  // i in [0, n)
+    if (i >= n || j >= n) return;
+    float v = INFINITY;
+    for (size_t k = 0; k < n; k++) v = fminf(v, d[i * n + k] + d[k * n + j]);
+    r[i * n + j] = v;
+}
+
+static void launch_v1(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    unsigned blocks = (unsigned)ceil_div(p->n, NAIVE);
+    shortcut_v1_coalesced<<<dim3(blocks, blocks), dim3(NAIVE, NAIVE)>>>(p->d, p->r, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- preprocessing: pad with +inf and transpose (v2 on) ----------------------------------------
+
+// dp = d and tp = d transposed, both np x np with +inf outside the n x n corner. +inf is the
+// identity of min and absorbs any addition (inf + x = inf for x >= 0), so a padded i, j or k
+// never wins a min: the blocked kernels then need no guard in their inner loops. (0 would win
+// every min.) The transpose goes through a padded shared tile, chapter 01's v2, so both the
+// reads and the writes of a warp are 128 contiguous bytes.
+#define PAD_TILE 32  // a warp across a tile row
+#define PAD_ROWS 8   // 32 x 8 threads move the 32 x 32 tile, four elements each
+// The largest padding any version asks for; the padded buffers are allocated for it.
+#define PAD_MAX 64
+
+__global__ void shortcut_pad(const float *__restrict__ d, float *__restrict__ dp,
+                             float *__restrict__ tp, size_t n, size_t np) {
+    __shared__ float tile[PAD_TILE][PAD_TILE + 1];  // tile: 32 x 33 floats, no bank conflicts
+    size_t r0 = (size_t)blockIdx.y * PAD_TILE, c0 = (size_t)blockIdx.x * PAD_TILE;
+    for (int y = threadIdx.y; y < PAD_TILE; y += PAD_ROWS) {
+        size_t row = r0 + y, col = c0 + threadIdx.x;  // col fastest across the warp
+        float v = (row < n && col < n) ? d[row * n + col] : INFINITY;
+        dp[row * np + col] = v;
+        tile[y][threadIdx.x] = v;
+    }
+    __syncthreads();  // the whole tile is in shared memory before anyone reads a column of it
+    for (int y = threadIdx.y; y < PAD_TILE; y += PAD_ROWS)
+        tp[(c0 + y) * np + r0 + threadIdx.x] = tile[threadIdx.x][y];
+}
+
+// Pads to a multiple of `multiple` and returns np.
+static size_t pad_inputs(shortcut_problem *p, size_t multiple) {
+    size_t np = round_up(p->n, multiple);
+    unsigned tiles = (unsigned)(np / PAD_TILE);
+    shortcut_pad<<<dim3(tiles, tiles), dim3(PAD_TILE, PAD_ROWS)>>>(p->d, p->dp, p->tp, p->n, np);
+    CHECK_LAUNCH();
+    return np;
+}
+
+// ---- v2 regblock -------------------------------------------------------------------------------
+
+// Each thread keeps 8 x 8 results in registers: per step k it needs 8 values d[i][k] and 8
+// values d[k][j] and does 64 add+min pairs with them, 4 pairs per value loaded instead of v1's
+// 1/2. A block of 8 x 8 threads covers 64 x 64 results, on inputs padded to a multiple of 64 so
+// no thread needs a guard; d[i][k] is read from the transpose tp, along a row. Thread (tx, ty)
+// owns 4 consecutive rows twice, 32 apart (i0 + 4ty + {0..3} and i0 + 32 + 4ty + {0..3}), and
+// the same for the columns with tx, so its 8 + 8 values are four aligned float4s: 4 LDG.128 a
+// step instead of 16 LDG.32. For one load the warp's 32 threads (tx 0..7, ty 0..3) touch 8
+// consecutive float4s of a row of dp (128 bytes, one line) or 4 float4s of a row of tp.
+#define RB 8                        // results per thread along each dimension: 8 x 8
+#define RB_THREADS 8                // threads per block along each dimension: 8 x 8
+#define BLOCK64 (RB * RB_THREADS)  // 64 x 64 results a block
+static_assert(PAD_MAX % BLOCK64 == 0, "the padded buffers hold a multiple of the block");
+#define VEC 4                      // floats per 16-byte load
+#define HALF (BLOCK64 / 2)         // the second group of 4 starts 32 rows or columns later
+// Steps unrolled in v2's k loop: with 4 steps in view the compiler issues the next steps' loads
+// before this step's arithmetic, so a load has some 400 instructions to arrive, not 130.
+// (A constant, not a macro: #pragma unroll does not expand macros.)
+constexpr int V2_UNROLL = 4;
+
+// The 8 values of one row (of tp, dp or a tile) that a thread uses: at 4c and at 32 + 4c, as
+// two float4s.
+__device__ __forceinline__ void load8(const float *row, int c, float x[RB]) {
+    float4 lo = *reinterpret_cast<const float4 *>(row + VEC * c);
+    float4 hi = *reinterpret_cast<const float4 *>(row + HALF + VEC * c);
+    x[0] = lo.x, x[1] = lo.y, x[2] = lo.z, x[3] = lo.w;
+    x[4] = hi.x, x[5] = hi.y, x[6] = hi.z, x[7] = hi.w;
+}
+
+// Result (u, w) of thread (tx, ty) is r[i][j] with i = i0 + own(u, ty), j = j0 + own(w, tx).
+__device__ __forceinline__ int own(int u, int c) { return (u / VEC) * HALF + VEC * c + u % VEC; }
+
+// __launch_bounds__(64 threads, at least 1 block an SM) frees the compiler's register budget:
+// without it the compiler holds the kernel to about 100 registers, too few to keep the unrolled
+// steps' loads in flight; with it, the kernel takes 152 and an SM still holds 6 blocks.
+__global__ void __launch_bounds__(RB_THREADS *RB_THREADS, 1)
+    shortcut_v2_regblock(const float *__restrict__ dp, const float *__restrict__ tp,
+                         float *__restrict__ r, size_t n, size_t np) {
+    int tx = threadIdx.x, ty = threadIdx.y;
+    size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
+    float v[RB][RB];
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
+#pragma unroll V2_UNROLL
+    for (size_t k = 0; k < n; k++) {  // padded rows k >= n would only add +inf
+        float a[RB], b[RB];
+        load8(&tp[k * np + i0], ty, a);  // d[i][k]
+        load8(&dp[k * np + j0], tx, b);  // d[k][j]
+#pragma unroll
+        for (int u = 0; u < RB; u++)
+#pragma unroll
+            for (int w = 0; w < RB; w++) v[u][w] = fminf(v[u][w], a[u] + b[w]);
+    }
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) {
+            size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
+            if (i < n && j < n) r[i * n + j] = v[u][w];  // the padding is computed, not stored
+        }
+}
+
+static void launch_v2(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v2_regblock<<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(p->dp, p->tp, p->r,
+                                                                                p->n, np);
+    CHECK_LAUNCH();
+}
+
+// ---- v3 shared ---------------------------------------------------------------------------------
+
+// The block's 64 threads share every value they load: in v2 each d[k][j] went through L1 to the
+// 8 threads that use it, one load instruction each. Now the block copies KT rows of tp and dp
+// (its 64 columns) into shared memory once, with each thread loading one column, and every
+// thread reads its 8 + 8 operands from there: a shared load takes no trip through the L1 tags
+// and has half the latency. While computing with one tile, each thread already has the loads of
+// the next tile in flight into registers (pa, pb), so their latency hides behind 8 steps of
+// arithmetic. The thread's results are the same 8 x 8 as in v2; reads of as[k][8u + ty] are a
+// 4-way broadcast and reads of bs[k][8w + tx] 8 consecutive words: no bank conflicts.
+#define KT 8  // k steps per tile: 8 x 64 floats of each input, 4 KiB a block
+static_assert(BLOCK64 % KT == 0, "n rounded up to KT stays inside the padded buffers");
+
+__global__ void shortcut_v3_shared(const float *__restrict__ dp, const float *__restrict__ tp,
+                                   float *__restrict__ r, size_t n, size_t np) {
+    __shared__ float as[KT][BLOCK64];  // as[k][i - i0] = d[i][k0 + k]
+    __shared__ float bs[KT][BLOCK64];  // bs[k][j - j0] = d[k0 + k][j]
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int t = ty * RB_THREADS + tx;  // t in [0, 64): the tile column this thread loads
+    size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
+    size_t kp = (n + KT - 1) / KT * KT;  // k runs over whole tiles; rows k >= n hold +inf
+    float pa[KT], pb[KT];         // the next tile, one column of it, on its way to shared memory
+#pragma unroll
+    for (int q = 0; q < KT; q++) pa[q] = tp[q * np + i0 + t], pb[q] = dp[q * np + j0 + t];
+    float v[RB][RB];
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
+    for (size_t k0 = 0; k0 < kp; k0 += KT) {
+#pragma unroll
+        for (int q = 0; q < KT; q++) as[q][t] = pa[q], bs[q][t] = pb[q];
+        __syncthreads();  // the tile is in shared memory before anyone reads it
+        if (k0 + KT < kp) {  // the next tile's loads, in flight during the steps below
+#pragma unroll
+            for (int q = 0; q < KT; q++) {
+                pa[q] = tp[(k0 + KT + q) * np + i0 + t];
+                pb[q] = dp[(k0 + KT + q) * np + j0 + t];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < KT; k++) {
+            float a[RB], b[RB];
+#pragma unroll
+            for (int u = 0; u < RB; u++) a[u] = as[k][u * RB_THREADS + ty];
+#pragma unroll
+            for (int w = 0; w < RB; w++) b[w] = bs[k][w * RB_THREADS + tx];
+#pragma unroll
+            for (int u = 0; u < RB; u++)
+#pragma unroll
+                for (int w = 0; w < RB; w++) v[u][w] = fminf(v[u][w], a[u] + b[w]);
+        }
+        __syncthreads();  // everyone is done with the tile before the next one overwrites it
+    }
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) {
+            size_t i = i0 + u * RB_THREADS + ty, j = j0 + w * RB_THREADS + tx;
+            if (i < n && j < n) r[i * n + j] = v[u][w];
+        }
+}
+
+static void launch_v3(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v3_shared<<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(p->dp, p->tp, p->r,
+                                                                              p->n, np);
+    CHECK_LAUNCH();
+}
+
+// ---- v4 vectorized -----------------------------------------------------------------------------
+
+// v3 issues 16 shared loads (LDS.32) for 128 arithmetic instructions a step, and an SM issues
+// one instruction per scheduler per clock, so 1 slot in 9 goes to loads. Now each thread owns
+// v2's 4 + 4 consecutive rows and columns again and reads each group of 4 with one 16-byte
+// LDS.128: 4 loads a step. A warp's float4 reads of bs cover 8 consecutive float4s, 128 bytes,
+// one pass through the 32 banks; those of as are 4 float4s shared by 8 threads each. The tiles
+// are loaded as float4s too (np and the block origins are multiples of 64: every float4 is
+// aligned).
+#define TILE_F4 (KT * BLOCK64 / VEC)           // float4s in one tile of one input: 128
+#define LOADS_F4 (TILE_F4 / (RB_THREADS * RB_THREADS))  // float4s each thread loads: 2
+static_assert(TILE_F4 % (RB_THREADS * RB_THREADS) == 0, "the threads share a tile evenly");
+
+// The float4 that thread t moves on its q-th load of a KT x 64 tile: float4 number t + 64 q, in
+// row (t + 64 q) / 16 at column 4 ((t + 64 q) % 16). A warp moves 32 consecutive float4s: two
+// whole tile rows, 2 x 256 contiguous bytes of global memory, 512 bytes of shared memory.
+struct tile_spot {
+    int row, col;
+};
+__device__ __forceinline__ tile_spot spot(int t, int q) {
+    int e = t + q * RB_THREADS * RB_THREADS;
+    return {e / (BLOCK64 / VEC), VEC * (e % (BLOCK64 / VEC))};
+}
+
+__global__ void shortcut_v4_vectorized(const float *__restrict__ dp, const float *__restrict__ tp,
+                                       float *__restrict__ r, size_t n, size_t np) {
+    __shared__ __align__(16) float as[KT][BLOCK64];  // as[k][i - i0] = d[i][k0 + k]
+    __shared__ __align__(16) float bs[KT][BLOCK64];  // bs[k][j - j0] = d[k0 + k][j]
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int t = ty * RB_THREADS + tx;
+    size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
+    size_t kp = (n + KT - 1) / KT * KT;
+    float4 pa[LOADS_F4], pb[LOADS_F4];
+#pragma unroll
+    for (int q = 0; q < LOADS_F4; q++) {
+        tile_spot at = spot(t, q);
+        size_t at_k = at.row * np + at.col;  // row k = at.row of tp and dp
+        pa[q] = *reinterpret_cast<const float4 *>(&tp[at_k + i0]);
+        pb[q] = *reinterpret_cast<const float4 *>(&dp[at_k + j0]);
+    }
+    float v[RB][RB];
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
+    for (size_t k0 = 0; k0 < kp; k0 += KT) {
+#pragma unroll
+        for (int q = 0; q < LOADS_F4; q++) {
+            tile_spot at = spot(t, q);
+            *reinterpret_cast<float4 *>(&as[at.row][at.col]) = pa[q];
+            *reinterpret_cast<float4 *>(&bs[at.row][at.col]) = pb[q];
+        }
+        __syncthreads();  // the tile is in shared memory before anyone reads it
+        if (k0 + KT < kp) {
+#pragma unroll
+            for (int q = 0; q < LOADS_F4; q++) {
+                tile_spot at = spot(t, q);
+                size_t at_k = (k0 + KT + at.row) * np + at.col;  // in the next tile
+                pa[q] = *reinterpret_cast<const float4 *>(&tp[at_k + i0]);
+                pb[q] = *reinterpret_cast<const float4 *>(&dp[at_k + j0]);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < KT; k++) {
+            float a[RB], b[RB];
+            load8(as[k], ty, a);
+            load8(bs[k], tx, b);
+#pragma unroll
+            for (int u = 0; u < RB; u++)
+#pragma unroll
+                for (int w = 0; w < RB; w++) v[u][w] = fminf(v[u][w], a[u] + b[w]);
+        }
+        __syncthreads();  // everyone is done with the tile before the next one overwrites it
+    }
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) {
+            size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
+            if (i < n && j < n) r[i * n + j] = v[u][w];
+        }
+}
+
+static void launch_v4(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v4_vectorized<<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(
+        p->dp, p->tp, p->r, p->n, np);
+    CHECK_LAUNCH();
+}
+
+// ---- v5 pipelined -----------------------------------------------------------------------------
+
+// In v4 each step's first addition waits for that step's shared loads, some 30 cycles, and
+// with 2 warps a block and 7 blocks an SM the scheduler does not always have another warp ready.
+// Now each thread reads the operands of step k + 1 into a second set of registers before it
+// computes step k, so the loads have a whole step (128 instructions) to arrive. The compiler
+// reuses the sums' temporaries for them: the kernel needs only one register more than v4.
+__global__ void shortcut_v5_pipelined(const float *__restrict__ dp, const float *__restrict__ tp,
+                                      float *__restrict__ r, size_t n, size_t np) {
+    __shared__ __align__(16) float as[KT][BLOCK64];  // as[k][i - i0] = d[i][k0 + k]
+    __shared__ __align__(16) float bs[KT][BLOCK64];  // bs[k][j - j0] = d[k0 + k][j]
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int t = ty * RB_THREADS + tx;
+    size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
+    size_t kp = (n + KT - 1) / KT * KT;
+    float4 pa[LOADS_F4], pb[LOADS_F4];
+#pragma unroll
+    for (int q = 0; q < LOADS_F4; q++) {
+        tile_spot at = spot(t, q);
+        size_t at_k = at.row * np + at.col;  // row k = at.row of tp and dp
+        pa[q] = *reinterpret_cast<const float4 *>(&tp[at_k + i0]);
+        pb[q] = *reinterpret_cast<const float4 *>(&dp[at_k + j0]);
+    }
+    float v[RB][RB];
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
+    for (size_t k0 = 0; k0 < kp; k0 += KT) {
+#pragma unroll
+        for (int q = 0; q < LOADS_F4; q++) {
+            tile_spot at = spot(t, q);
+            *reinterpret_cast<float4 *>(&as[at.row][at.col]) = pa[q];
+            *reinterpret_cast<float4 *>(&bs[at.row][at.col]) = pb[q];
+        }
+        __syncthreads();  // the tile is in shared memory before anyone reads it
+        if (k0 + KT < kp) {
+#pragma unroll
+            for (int q = 0; q < LOADS_F4; q++) {
+                tile_spot at = spot(t, q);
+                size_t at_k = (k0 + KT + at.row) * np + at.col;  // in the next tile
+                pa[q] = *reinterpret_cast<const float4 *>(&tp[at_k + i0]);
+                pb[q] = *reinterpret_cast<const float4 *>(&dp[at_k + j0]);
+            }
+        }
+        float a[2][RB], b[2][RB];  // step k's operands in [k % 2], step k + 1's in the other
+        load8(as[0], ty, a[0]);
+        load8(bs[0], tx, b[0]);
+#pragma unroll
+        for (int k = 0; k < KT; k++) {
+            if (k + 1 < KT) {  // on their way while step k computes
+                load8(as[k + 1], ty, a[(k + 1) % 2]);
+                load8(bs[k + 1], tx, b[(k + 1) % 2]);
+            }
+#pragma unroll
+            for (int u = 0; u < RB; u++)
+#pragma unroll
+                for (int w = 0; w < RB; w++)
+                    v[u][w] = fminf(v[u][w], a[k % 2][u] + b[k % 2][w]);
+        }
+        __syncthreads();  // everyone is done with the tile before the next one overwrites it
+    }
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) {
+            size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
+            if (i < n && j < n) r[i * n + j] = v[u][w];
+        }
+}
+
+static void launch_v5(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v5_pipelined<<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(
+        p->dp, p->tp, p->r, p->n, np);
+    CHECK_LAUNCH();
+}
+
+// ---- v6 async ----------------------------------------------------------------------------------
+
+// v5 moves each tile through registers (LDG into pa/pb, then STS) and needs two barriers a tile:
+// one before the tile is read, one before it is overwritten. Now cp.async (sm_80 and later)
+// copies the next tile straight from global into a second shared buffer, with no registers and
+// no STS, while the block computes with the first; the buffers swap every tile, so a single
+// barrier a tile says both "the new tile has arrived" and "everyone is done with the old one".
+// The kernel takes the tile depth as a parameter for v7; v6 keeps v5's KT = 8 steps.
+__device__ __forceinline__ void copy16_async(float *smem, const float *gmem) {
+    unsigned to = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(gmem) : "memory");
+}
+
+// Thread t's float4s of a depth x 64 tile of tp and of dp (the rows k0.. of both), as in v4:
+// float4 number t + 64 q sits in row (t + 64 q) / 16 at column 4 ((t + 64 q) % 16). A warp
+// copies two whole tile rows, 2 x 256 contiguous bytes, per cp.async.
+template <int DEPTH>
+__device__ __forceinline__ void copy_tile_async(float (*as)[BLOCK64], float (*bs)[BLOCK64],
+                                                const float *tp_k0, const float *dp_k0, size_t np,
+                                                int t) {
+#pragma unroll
+    for (int q = 0; q < DEPTH * BLOCK64 / VEC / (RB_THREADS * RB_THREADS); q++) {
+        tile_spot at = spot(t, q);
+        copy16_async(&as[at.row][at.col], tp_k0 + at.row * np + at.col);
+        copy16_async(&bs[at.row][at.col], dp_k0 + at.row * np + at.col);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+template <int DEPTH>
+__global__ void shortcut_v6_async(const float *__restrict__ dp, const float *__restrict__ tp,
+                                  float *__restrict__ r, size_t n, size_t np) {
+    static_assert(DEPTH * BLOCK64 / VEC % (RB_THREADS * RB_THREADS) == 0, "an even share");
+    __shared__ __align__(16) float as[2][DEPTH][BLOCK64];  // as[buf][k][i - i0] = d[i][k0 + k]
+    __shared__ __align__(16) float bs[2][DEPTH][BLOCK64];  // bs[buf][k][j - j0] = d[k0 + k][j]
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int t = ty * RB_THREADS + tx;
+    size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
+    size_t kp = (n + DEPTH - 1) / DEPTH * DEPTH;  // whole tiles; rows k >= n hold +inf
+    copy_tile_async<DEPTH>(as[0], bs[0], tp + i0, dp + j0, np, t);
+    float v[RB][RB];
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
+    int buf = 0;  // the buffer that holds tile k0
+    for (size_t k0 = 0; k0 < kp; k0 += DEPTH, buf ^= 1) {
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // this thread's copies landed
+        __syncthreads();  // all copies of tile k0 landed; everyone is done with tile k0 - DEPTH
+        if (k0 + DEPTH < kp)  // into the buffer that tile k0 - DEPTH used
+            copy_tile_async<DEPTH>(as[buf ^ 1], bs[buf ^ 1], tp + (k0 + DEPTH) * np + i0,
+                                   dp + (k0 + DEPTH) * np + j0, np, t);
+        float a[2][RB], b[2][RB];  // v5's one-step-ahead shared loads
+        load8(as[buf][0], ty, a[0]);
+        load8(bs[buf][0], tx, b[0]);
+#pragma unroll
+        for (int k = 0; k < DEPTH; k++) {
+            if (k + 1 < DEPTH) {
+                load8(as[buf][k + 1], ty, a[(k + 1) % 2]);
+                load8(bs[buf][k + 1], tx, b[(k + 1) % 2]);
+            }
+#pragma unroll
+            for (int u = 0; u < RB; u++)
+#pragma unroll
+                for (int w = 0; w < RB; w++)
+                    v[u][w] = fminf(v[u][w], a[k % 2][u] + b[k % 2][w]);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) {
+            size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
+            if (i < n && j < n) r[i * n + j] = v[u][w];
+        }
+}
+
+static void launch_v6(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v6_async<KT><<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(p->dp, p->tp,
+                                                                                p->r, p->n, np);
+    CHECK_LAUNCH();
+}
+
+// ---- v7 deeper ---------------------------------------------------------------------------------
+
+// The same kernel with 16 steps a tile: a barrier, a wait and a round of copies every 16 steps
+// instead of every 8, and the copies of one tile have twice as long to arrive. The two buffers
+// take 16 KiB a block, which 7 blocks an SM (the registers' limit) still fit many times over.
+#define KT_DEEP 16
+static_assert(BLOCK64 % KT_DEEP == 0, "n rounded up to KT_DEEP stays inside the padded buffers");
+
+static void launch_v7(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v6_async<KT_DEEP><<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(
+        p->dp, p->tp, p->r, p->n, np);
+    CHECK_LAUNCH();
+}
+
+// ---- the version table -------------------------------------------------------------------------
+
+// End to end, as the course timed it: copy d from (pageable) host memory, run the version with
+// its preprocessing, copy r back.
+static void end_to_end(void *problem, void (*launch)(void *)) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t bytes = p->n * p->n * sizeof(float);
+    CHECK(cudaMemcpy((void *)p->d, p->host_d, bytes, cudaMemcpyHostToDevice));
+    launch(problem);
+    CHECK(cudaMemcpy(p->host_r, p->r, bytes, cudaMemcpyDeviceToHost));
+}
+static void launch_v0_e2e(void *problem) { end_to_end(problem, launch_v0); }
+static void launch_v1_e2e(void *problem) { end_to_end(problem, launch_v1); }
+static void launch_v2_e2e(void *problem) { end_to_end(problem, launch_v2); }
+static void launch_v3_e2e(void *problem) { end_to_end(problem, launch_v3); }
+static void launch_v4_e2e(void *problem) { end_to_end(problem, launch_v4); }
+static void launch_v5_e2e(void *problem) { end_to_end(problem, launch_v5); }
+static void launch_v6_e2e(void *problem) { end_to_end(problem, launch_v6); }
+static void launch_v7_e2e(void *problem) { end_to_end(problem, launch_v7); }
+
+static const version versions[] = {
+    {"peak", "add+min", launch_peak, KL_BASELINE | KL_UNCHECKED},
+    {"v0", "naive", launch_v0, 0},
+    {"v1", "coalesced", launch_v1, 0},
+    {"v2", "regblock", launch_v2, 0},
+    {"v3", "shared", launch_v3, 0},
+    {"v4", "vectorized", launch_v4, 0},
+    {"v5", "pipelined", launch_v5, 0},
+    {"v6", "async", launch_v6, 0},
+    {"v7", "deeper", launch_v7, 0},
+    {"v0-e2e", "naive-e2e", launch_v0_e2e, 0},
+    {"v1-e2e", "coalesced-e2e", launch_v1_e2e, 0},
+    {"v2-e2e", "regblock-e2e", launch_v2_e2e, 0},
+    {"v3-e2e", "shared-e2e", launch_v3_e2e, 0},
+    {"v4-e2e", "vectorized-e2e", launch_v4_e2e, 0},
+    {"v5-e2e", "pipelined-e2e", launch_v5_e2e, 0},
+    {"v6-e2e", "async-e2e", launch_v6_e2e, 0},
+    {"v7-e2e", "deeper-e2e", launch_v7_e2e, 0},
+};
+#define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
+
+// ---- checking and saving -----------------------------------------------------------------------
+
+// Every version must match the reference bit for bit (tolerance 0): each candidate d[i][k] +
+// d[k][j] is one rounded addition, the same on both sides, and min picks one of them exactly,
+// in whatever order. Only the checked rows come back.
+static void shortcut_check(void *problem, const version *v, check_result *r) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    (void)v;
+    for (size_t q = 0; q < p->nrows; q++) {
+        size_t i = p->rows[q];
+        float *got = p->host_r + i * p->n;
+        CHECK(cudaMemcpy(got, p->r + i * p->n, p->n * sizeof(float), cudaMemcpyDeviceToHost));
+        check_f32(r, got, p->want + q * p->n, 1, p->n, i, 0.0, 0.0);
+    }
+}
+
+static void shortcut_save(void *problem, const char *dir, const char *tag) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    if (strcmp(tag, "peak") == 0) return;  // its output is not a result
+    CHECK(cudaMemcpy(p->host_r, p->r, p->n * p->n * sizeof(float), cudaMemcpyDeviceToHost));
+    size_t shape[2] = {p->n, p->n};
+    if (npy_save(dir, tag, "<f4", shape, 2, p->host_r) != 0) exit(KL_EXIT_USAGE);
+}
+
+// Useful operations per clock of the whole GPU: 2 n^3 (each add and each min), as the course
+// counts them, at the maximum SM clock.
+static double shortcut_ops_per_clock(void *problem, double ms_median) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    double n = (double)p->n;
+    return 2.0 * n * n * n / (ms_median * 1e-3) / p->clock_hz;
+}
+
+// ---- the self-test of the CPU reference (no GPU) -----------------------------------------------
+
+// The textbook definition, loops i, j, k, with fminf: what shortcut_cpu must agree with.
+static void brute_force(const float *d, float *r, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            float v = INFINITY;
+            for (size_t k = 0; k < n; k++) v = fminf(v, d[i * n + k] + d[k * n + j]);
+            r[i * n + j] = v;
+        }
+}
+
+static void all_rows(float *want, const float *d, size_t n) {
+    size_t *rows = (size_t *)host_alloc(n * sizeof(size_t), "self-test");
+    for (size_t i = 0; i < n; i++) rows[i] = i;
+    shortcut_cpu(d, want, n, rows, n);
+    free(rows);
+}
+
+static int shortcut_self_test(void) {
+    int failed = 0;
+    // a 3 x 3 example by hand: the way 0 -> 2 costs 8 direct, 1 + 2 through 1
+    const float d[9] = {0, 1, 8, 9, 0, 2, 4, 7, 0};
+    const float want[9] = {0, 1, 3, 6, 0, 2, 4, 5, 0};
+    float r[9];
+    all_rows(r, d, 3);
+    int ok = memcmp(r, want, sizeof want) == 0;
+    printf("%s shortcut_cpu: 3 x 3 by hand\n", ok ? "PASS" : "FAIL");
+    failed += !ok;
+    const size_t sizes[] = {1, 2, 3, 17, 64, 65};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t n = sizes[s], np = round_up(n, PAD_MAX);
+        float *a = (float *)host_alloc(np * np * sizeof(float), "self-test");
+        float *b = (float *)host_alloc(np * np * sizeof(float), "self-test");
+        float *c = (float *)host_alloc(np * np * sizeof(float), "self-test");
+        rng g;
+        rng_init(&g, 11 + s);
+        rng_fill_f32(&g, a, n * n, 0.0f, 1.0f);
+        // against the textbook loops, bit for bit
+        all_rows(b, a, n);
+        brute_force(a, c, n);
+        ok = memcmp(b, c, n * n * sizeof(float)) == 0;
+        printf("%s shortcut_cpu: matches the i, j, k loops at n = %zu\n", ok ? "PASS" : "FAIL", n);
+        failed += !ok;
+        // padding with +inf changes nothing in the n x n corner: what v2 on rely on
+        for (size_t i = np; i-- > 0;)
+            for (size_t j = np; j-- > 0;)
+                a[i * np + j] = (i < n && j < n) ? a[i * n + j] : INFINITY;
+        all_rows(c, a, np);
+        ok = 1;
+        for (size_t i = 0; i < n; i++) ok &= memcmp(&c[i * np], &b[i * n], n * sizeof(float)) == 0;
+        printf("%s shortcut_cpu: +inf padding to %zu keeps the result at n = %zu\n",
+               ok ? "PASS" : "FAIL", np, n);
+        failed += !ok;
+        free(a), free(b), free(c);
+    }
+    return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+// The rows the CPU checks: all of them up to FULL_CHECK_MAX, otherwise the first, the last and
+// SAMPLE_ROWS - 2 distinct random ones, ascending.
+static size_t choose_rows(size_t *rows, size_t n, rng *g) {
+    if (n <= FULL_CHECK_MAX) {
+        for (size_t i = 0; i < n; i++) rows[i] = i;
+        return n;
+    }
+    bool *taken = (bool *)host_alloc(n * sizeof(bool), "the row sample");
+    memset(taken, 0, n * sizeof(bool));
+    taken[0] = taken[n - 1] = true;
+    for (size_t picked = 2; picked < SAMPLE_ROWS;) {
+        size_t i = rng_below(g, (uint32_t)n);
+        if (!taken[i]) taken[i] = true, picked++;
+    }
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (taken[i]) rows[count++] = i;
+    free(taken);
+    return count;
+}
+
+int main(int argc, char **argv) {
+    options o = {};
+    o.program = "shortcut";
+    o.chapter = "02-shortcut";
+    o.sizes = "n";
+    o.m = 1, o.n = DEFAULT_N, o.k = 1;
+    o.versions = "all";
+    o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;
+    bool selected[VERSION_COUNT];
+    options_begin(&o, argc, argv, versions, VERSION_COUNT, selected);
+    if (o.self_test) return shortcut_self_test();
+
+    env_info env;
+    gpu_open(&env);
+    bench_header(&o, &env);
+
+    shortcut_problem p = {};
+    p.n = o.n;
+    p.clock_hz = env.sm_clock_mhz * 1e6;
+    p.peak_threads = (size_t)env.sms * PEAK_BLOCKS_PER_SM * PEAK_THREADS;
+    size_t np = round_up(p.n, PAD_MAX);
+    size_t bytes = size_mul(size_mul(p.n, p.n), sizeof(float));
+    size_t padded = size_mul(size_mul(np, np), sizeof(float));
+    gpu_require(size_mul(bytes, 2) + size_mul(padded, 2), "d, r and the padded d and transpose");
+    p.d = (const float *)gpu_alloc(bytes, "the input d");
+    p.r = (float *)gpu_alloc(bytes, "the result r");
+    p.dp = (float *)gpu_alloc(padded, "the padded d");
+    p.tp = (float *)gpu_alloc(padded, "the padded transpose");
+    p.sink = (float *)gpu_alloc(p.peak_threads * sizeof(float), "the peak kernel's results");
+    p.host_d = (float *)host_alloc(bytes, "the input");
+    p.host_r = (float *)host_alloc(bytes, "the results");
+    p.rows = (size_t *)host_alloc(size_mul(p.n, sizeof(size_t)), "the checked rows");
+
+    // Non-negative costs, uniform in [0, 1): 24 random bits each, so ties are rare and a wrong
+    // k range or a missed tile shows up as a different minimum.
+    rng g;
+    rng_init(&g, o.seed);
+    rng_fill_f32(&g, p.host_d, p.n * p.n, 0.0f, 1.0f);
+    CHECK(cudaMemcpy((void *)p.d, p.host_d, bytes, cudaMemcpyHostToDevice));
+    p.nrows = choose_rows(p.rows, p.n, &g);
+    p.want = (float *)host_alloc(size_mul(p.nrows, p.n * sizeof(float)), "the reference");
+    shortcut_cpu(p.host_d, p.want, p.n, p.rows, p.nrows);
+    if (p.nrows < p.n)
+        printf("note: n > %d, so the CPU checks %zu whole rows (the first, the last and %zu "
+               "random ones), not all %zu\n\n", FULL_CHECK_MAX, p.nrows, p.nrows - 2, p.n);
+    if (o.save) {
+        size_t shape[2] = {p.n, p.n};
+        if (npy_save(o.save, "d", "<f4", shape, 2, p.host_d) != 0) return KL_EXIT_USAGE;
+    }
+
+    bench b = {};
+    b.problem = &p;
+    b.out = p.r;
+    b.out_bytes = bytes;
+    b.flops = 2.0 * (double)p.n * (double)p.n * (double)p.n;  // n^3 adds and n^3 mins
+    b.check = shortcut_check;
+    b.save = shortcut_save;
+    b.extra_name = "ops_per_clock";
+    b.extra = shortcut_ops_per_clock;
+    int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
+    printf("\nops_per_clock: useful operations (add and min counted separately, 2 n^3) per cycle "
+           "of the whole GPU at the %d MHz maximum SM clock.\n", env.sm_clock_mhz);
+
+    CHECK(cudaFree((void *)p.d));
+    CHECK(cudaFree(p.r));
+    CHECK(cudaFree(p.dp));
+    CHECK(cudaFree(p.tp));
+    CHECK(cudaFree(p.sink));
+    free(p.host_d), free(p.host_r), free(p.rows), free(p.want);
+    return rc;
+}

@@ -1,0 +1,8 @@
+# Chapter 03 links cuBLAS (the baseline) and also builds a double-precision program from the
+# same source: build/matmul-f64, with -DMATMUL_FP64.
+matmul_LIBS := -lcublas
+
+all: build/matmul-f64
+
+build/matmul-f64: chapters/03-matmul/matmul.cu $(COMMON_OBJS) $(COMMON_HDRS) | build
+	$(NVCC) $(NVFLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -o $@ $< $(COMMON_OBJS) $(matmul_LIBS)

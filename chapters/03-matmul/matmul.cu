@@ -1,0 +1,1253 @@
+// Chapter 03: matmul. C = A B for row-major A (m x k), B (k x n), C (m x n): every classic
+// lesson of GPU performance in one problem, from reading memory well to keeping the FMA units fed.
+//
+//   cublas      (baseline) cuBLAS GEMM in strict FP32 (FP64 in the -f64 build): the target
+//   cublas-tf32 (baseline) cuBLAS on the tensor cores with TF32 inputs: a different arithmetic,
+//               shown for context only (not in the -f64 build)
+//   v0 naive      one thread per result; a warp walks down 32 rows of A, 32 rows apart
+//   v1 coalesced  a warp takes 32 neighbouring columns: B and C accesses become contiguous
+//   v2 tiled      32 x 32 tiles of A and B staged in shared memory and reused 32 times
+//   v3 prefetch   the next tile is loaded into registers while the current one is used
+//   v4 unrolled   the inner loop over the tile unrolled: no counter, constant offsets, wide loads
+//   v5 granular   each thread computes 8 results down a column: one B value serves 8 FMAs
+//   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
+//   v7 vectorized 16-byte read-only global loads, A stored transposed and padded, 16-byte shared loads
+//   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
+//   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
+//   v10 tuned     the same kernel with the tile shape chosen for this GPU
+//
+// Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
+//                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
+//                  build/matmul --list | --help | --check-only | --self-test | --save out/
+// Double precision: make build/matmul-f64 (the same source with -DMATMUL_FP64).
+#include <cublas_v2.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "npy.h"
+#include "rng.h"
+
+// One compile-time switch picks the element type. `vec` is the 16-byte vector of it: four
+// floats or two doubles, what one LDG.128 / LDS.128 / STG.128 moves.
+#ifdef MATMUL_FP64
+typedef double real;
+typedef double2 vec;
+#define PROGRAM "matmul-f64"
+#define NPY_REAL "<f8"
+#define UNIT_ROUNDOFF (DBL_EPSILON / 2)
+#else
+typedef float real;
+typedef float4 vec;
+#define PROGRAM "matmul"
+#define NPY_REAL "<f4"
+#define UNIT_ROUNDOFF (FLT_EPSILON / 2)
+#endif
+#define VEC (int)(sizeof(vec) / sizeof(real))  // elements in 16 bytes
+
+// 4096^3: 2 x 64 MiB of inputs, a 64 MiB output and 137 GFLOP, about 3 ms for cuBLAS on an
+// H200: long enough to time well, with the matrices past the 50-60 MB L2 together.
+#define DEFAULT_M 4096
+#define DEFAULT_N 4096
+#define DEFAULT_K 4096
+// 20 timed launches give a stable median; 3 warm-up launches take module loading, cuBLAS's
+// first-call set-up and first-touch effects out of the numbers.
+#define DEFAULT_REPS 20
+#define DEFAULT_WARMUP 3
+#define DEFAULT_SEED 42
+// Up to 2^31 multiply-adds the CPU computes the whole reference (about a second); beyond that
+// the result is checked against cuBLAS element by element and by a Freivalds product.
+#define REF_MAX_MACS (1ull << 31)
+
+static const char *const inputs[] = {"random", "int", NULL};
+
+// The problem every version sees: device matrices, host copies and what checking needs.
+typedef struct {
+    size_t m, n, k;
+    const real *a, *b;          // A is m x k, B is k x n, row-major on the device
+    real *c;                    // C is m x n
+    real *host_a, *host_b, *host_c;
+    bool exact;                 // integer inputs whose every partial sum is representable
+    // Small problems: the whole reference, and per row the largest (|A| |B|)[i][j].
+    double *want, *abs_row;
+    // Large problems: cuBLAS's result, each row's bound sum_l |A[i][l]| * max |B|, and the
+    // Freivalds vectors y = A (B x), y_abs = |A| (|B| |x|) for a random sign vector x.
+    real *cublas_c;
+    double *row_bound, *x, *y, *y_abs;
+    cublasHandle_t handle;
+} matmul_problem;
+
+// ---- the CPU reference ------------------------------------------------------------------------
+
+// want = A B in double, and abs = |A| |B| (the scale that rounding errors are measured in).
+// The i-l-j order walks B and want along rows, which the compiler vectorizes.
+static void matmul_cpu(const real *a, const real *b, double *want, double *abs, size_t m,
+                       size_t n, size_t k) {
+    for (size_t i = 0; i < m; i++) {
+        double *w = want + i * n, *s = abs + i * n;
+        for (size_t j = 0; j < n; j++) w[j] = s[j] = 0.0;
+        for (size_t l = 0; l < k; l++) {
+            double x = a[i * k + l], ax = fabs(x);
+            const real *brow = b + l * n;
+            for (size_t j = 0; j < n; j++) {
+                w[j] += x * (double)brow[j];
+                s[j] += ax * fabs((double)brow[j]);
+            }
+        }
+    }
+}
+
+// y = A (B x) and y_abs = |A| (|B| |x|) for a vector x of n entries: O(mk + kn) work, so it
+// checks products far too large for the full reference (Freivalds' idea).
+static void freivalds_cpu(const real *a, const real *b, const double *x, double *y,
+                          double *y_abs, size_t m, size_t n, size_t k) {
+    double *bx = (double *)host_alloc(size_mul(k, 2 * sizeof(double)), "B x");
+    double *bx_abs = bx + k;
+    for (size_t l = 0; l < k; l++) {
+        double s = 0.0, sa = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            s += (double)b[l * n + j] * x[j];
+            sa += fabs((double)b[l * n + j] * x[j]);
+        }
+        bx[l] = s, bx_abs[l] = sa;
+    }
+    for (size_t i = 0; i < m; i++) {
+        double s = 0.0, sa = 0.0;
+        for (size_t l = 0; l < k; l++) {
+            s += (double)a[i * k + l] * bx[l];
+            sa += fabs((double)a[i * k + l]) * bx_abs[l];
+        }
+        y[i] = s, y_abs[i] = sa;
+    }
+    free(bx);
+}
+
+// ---- the grid ---------------------------------------------------------------------------------
+
+// Every version hands out tiles of C, one per block, numbered row by row in blockIdx.x (a 2D
+// grid would cap the tiles down the rows at 65535).
+struct tile_origin {
+    size_t r0, c0;  // the tile's first row and column in C
+};
+
+__device__ tile_origin block_tile(size_t n, int tile_rows, int tile_cols) {
+    size_t tiles_per_row = (n + tile_cols - 1) / tile_cols;
+    tile_origin t;
+    t.r0 = (size_t)(blockIdx.x / tiles_per_row) * tile_rows;
+    t.c0 = (size_t)(blockIdx.x % tiles_per_row) * tile_cols;
+    return t;
+}
+
+static unsigned tiles(size_t m, size_t n, int tile_rows, int tile_cols) {
+    return (unsigned)(ceil_div(m, tile_rows) * ceil_div(n, tile_cols));
+}
+
+// ---- baselines ----------------------------------------------------------------------------------
+
+#define CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
+
+static void check_cublas(cublasStatus_t s, const char *call, const char *file, int line) {
+    if (s == CUBLAS_STATUS_SUCCESS) return;
+    fprintf(stderr, "cuBLAS error: %s at %s:%d: %s\n", call, file, line, cublasGetStatusString(s));
+    exit(KL_EXIT_GPU);
+}
+
+// cuBLAS is column-major. A row-major m x n matrix is the same bytes as a column-major n x m
+// one, its transpose, so we ask cuBLAS for C^T = B^T A^T: no copies, no transposes.
+static void cublas_gemm(matmul_problem *p, cublasComputeType_t compute) {
+    const real one = 1, zero = 0;
+#ifdef MATMUL_FP64
+    const cudaDataType_t t = CUDA_R_64F;
+#else
+    const cudaDataType_t t = CUDA_R_32F;
+#endif
+    CHECK_CUBLAS(cublasGemmEx(p->handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)p->n, (int)p->m,
+                              (int)p->k, &one, p->b, t, (int)p->n, p->a, t, (int)p->k, &zero,
+                              p->c, t, (int)p->n, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+// cublas: every product and sum in the element type, no tensor cores. This is the target.
+static void launch_cublas(void *problem) {
+#ifdef MATMUL_FP64
+    cublas_gemm((matmul_problem *)problem, CUBLAS_COMPUTE_64F);
+#else
+    cublas_gemm((matmul_problem *)problem, CUBLAS_COMPUTE_32F);
+#endif
+}
+
+#ifndef MATMUL_FP64
+// cublas-tf32: the tensor cores, with A and B rounded to 10 mantissa bits first. Much faster
+// and much less precise: another arithmetic, so it is context and not a target.
+static void launch_cublas_tf32(void *problem) {
+    cublas_gemm((matmul_problem *)problem, CUBLAS_COMPUTE_32F_FAST_TF32);
+}
+#endif
+
+// ---- v0 naive -----------------------------------------------------------------------------------
+
+// One thread per element of C, and threadIdx.x runs down the rows. At each step l the 32
+// threads of a warp read A[r][l] for 32 rows, k floats apart: 32 sectors for 32 useful floats.
+// They all read the same B[l][c] (one broadcast) and finally write C 32 rows apart.
+#define NAIVE_X 32  // a warp
+#define NAIVE_Y 8   // 256 threads a block
+
+__global__ void matmul_v0_naive(const real *a, const real *b, real *c, size_t m, size_t n,
+                                size_t k) {
+    tile_origin t = block_tile(n, NAIVE_X, NAIVE_Y);  // NAIVE_X rows x NAIVE_Y columns of C
+    size_t r = t.r0 + threadIdx.x;  // r in [0, m), fastest across the warp
+    size_t col = t.c0 + threadIdx.y;
+    if (r >= m || col >= n) return;
+    real acc = 0;
+    for (size_t l = 0; l < k; l++) acc += a[r * k + l] * b[l * n + col];
+    c[r * n + col] = acc;
+}
+
+static void launch_v0(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    dim3 block(NAIVE_X, NAIVE_Y);
+    matmul_v0_naive<<<tiles(p->m, p->n, NAIVE_X, NAIVE_Y), block>>>(p->a, p->b, p->c, p->m,
+                                                                    p->n, p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v1 coalesced -------------------------------------------------------------------------------
+
+// The only change: threadIdx.x runs along the columns. A warp now shares its row r: A[r][l]
+// is one broadcast, B[l][c .. c+31] is 128 contiguous bytes, and the write of C is too.
+__global__ void matmul_v1_coalesced(const real *a, const real *b, real *c, size_t m, size_t n,
+                                    size_t k) {
+    tile_origin t = block_tile(n, NAIVE_Y, NAIVE_X);  // NAIVE_Y rows x NAIVE_X columns of C
+    size_t r = t.r0 + threadIdx.y;
+    size_t col = t.c0 + threadIdx.x;  // col in [0, n), fastest across the warp
+    if (r >= m || col >= n) return;
+    real acc = 0;
+    for (size_t l = 0; l < k; l++) acc += a[r * k + l] * b[l * n + col];
+    c[r * n + col] = acc;
+}
+
+static void launch_v1(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    dim3 block(NAIVE_X, NAIVE_Y);
+    matmul_v1_coalesced<<<tiles(p->m, p->n, NAIVE_Y, NAIVE_X), block>>>(p->a, p->b, p->c, p->m,
+                                                                       p->n, p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v2 tiled -----------------------------------------------------------------------------------
+
+// v1 reads every element of A n times and of B m times from L2 or memory. Here a block of
+// TILE x TILE threads first copies a TILE x TILE tile of A and one of B into shared memory,
+// then each thread uses them TILE times: global traffic falls by a factor TILE. Tiles that
+// overhang the matrix are padded with zeros, which add nothing to the sums (edges: padding).
+#define TILE 32  // one warp across a tile row; 32 x 32 threads
+
+// The tile element at (r, c) of a rows x cols matrix, or 0 outside it.
+__device__ __forceinline__ real load_or_zero(const real *x, size_t r, size_t c, size_t rows,
+                                             size_t cols) {
+    return (r < rows && c < cols) ? x[r * cols + c] : (real)0;
+}
+
+__global__ void matmul_v2_tiled(const real *a, const real *b, real *c, size_t m, size_t n,
+                                size_t k) {
+    __shared__ real as[TILE][TILE];  // as[row][kk]: TILE x TILE of A
+    __shared__ real bs[TILE][TILE];  // bs[kk][col]: TILE x TILE of B
+    tile_origin t = block_tile(n, TILE, TILE);
+    int ty = threadIdx.y, tx = threadIdx.x;  // tx fastest across the warp
+    size_t r = t.r0 + ty, col = t.c0 + tx;
+    real acc = 0;
+    for (size_t k0 = 0; k0 < k; k0 += TILE) {
+        as[ty][tx] = load_or_zero(a, r, k0 + tx, m, k);   // a warp: 128 bytes of one row of A
+        bs[ty][tx] = load_or_zero(b, k0 + ty, col, k, n); // a warp: 128 bytes of one row of B
+        __syncthreads();  // both tiles are complete before anyone reads them
+        // as[ty][kk] is one address for the warp (a broadcast); bs[kk][tx] is 32 banks.
+#pragma unroll 1  // kept rolled on purpose: unrolling is v4's lesson
+        for (int kk = 0; kk < TILE; kk++) acc += as[ty][kk] * bs[kk][tx];
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+    if (r < m && col < n) c[r * n + col] = acc;
+}
+
+static void launch_v2(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    dim3 block(TILE, TILE);
+    matmul_v2_tiled<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->a, p->b, p->c, p->m, p->n,
+                                                              p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v3 prefetch --------------------------------------------------------------------------------
+
+// In v2 a warp waits for its global loads, then computes, then waits again: the memory and the
+// FMA units take turns. Here the loads of the next tile are issued into registers before the
+// current tile is used, so their latency hides behind 32 FMAs; after the barrier the registers
+// go to shared memory.
+__global__ void matmul_v3_prefetch(const real *a, const real *b, real *c, size_t m, size_t n,
+                                   size_t k) {
+    __shared__ real as[TILE][TILE];
+    __shared__ real bs[TILE][TILE];
+    tile_origin t = block_tile(n, TILE, TILE);
+    int ty = threadIdx.y, tx = threadIdx.x;
+    size_t r = t.r0 + ty, col = t.c0 + tx;
+    real a_next = load_or_zero(a, r, tx, m, k), b_next = load_or_zero(b, ty, col, k, n);
+    real acc = 0;
+    for (size_t k0 = 0; k0 < k; k0 += TILE) {
+        as[ty][tx] = a_next;
+        bs[ty][tx] = b_next;
+        __syncthreads();  // both tiles are complete before anyone reads them
+        // The next tile's loads: in flight while we compute (zeros past the end of k).
+        a_next = load_or_zero(a, r, k0 + TILE + tx, m, k);
+        b_next = load_or_zero(b, k0 + TILE + ty, col, k, n);
+#pragma unroll 1  // kept rolled on purpose: unrolling is v4's lesson
+        for (int kk = 0; kk < TILE; kk++) acc += as[ty][kk] * bs[kk][tx];
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+    if (r < m && col < n) c[r * n + col] = acc;
+}
+
+static void launch_v3(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    dim3 block(TILE, TILE);
+    matmul_v3_prefetch<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                 p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v4 unrolled --------------------------------------------------------------------------------
+
+// The only change: the kk loop is unrolled. The rolled loop spends, per FMA, a loop counter,
+// a compare, a branch and address arithmetic; unrolled, each shared load has a constant offset
+// and four consecutive as[ty][kk] become one 16-byte load. The FMA share of the instructions
+// rises (the README shows the SASS mix).
+__global__ void matmul_v4_unrolled(const real *a, const real *b, real *c, size_t m, size_t n,
+                                   size_t k) {
+    __shared__ real as[TILE][TILE];
+    __shared__ real bs[TILE][TILE];
+    tile_origin t = block_tile(n, TILE, TILE);
+    int ty = threadIdx.y, tx = threadIdx.x;
+    size_t r = t.r0 + ty, col = t.c0 + tx;
+    real a_next = load_or_zero(a, r, tx, m, k), b_next = load_or_zero(b, ty, col, k, n);
+    real acc = 0;
+    for (size_t k0 = 0; k0 < k; k0 += TILE) {
+        as[ty][tx] = a_next;
+        bs[ty][tx] = b_next;
+        __syncthreads();  // both tiles are complete before anyone reads them
+        a_next = load_or_zero(a, r, k0 + TILE + tx, m, k);
+        b_next = load_or_zero(b, k0 + TILE + ty, col, k, n);
+#pragma unroll
+        for (int kk = 0; kk < TILE; kk++) acc += as[ty][kk] * bs[kk][tx];
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+    if (r < m && col < n) c[r * n + col] = acc;
+}
+
+static void launch_v4(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    dim3 block(TILE, TILE);
+    matmul_v4_unrolled<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                 p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v5 granular --------------------------------------------------------------------------------
+
+// Each thread now computes TM results down one column instead of one. Per kk it loads one B
+// value and reuses it for TM FMAs, and the A values are broadcasts shared by the warp: shared
+// memory loads per FMA drop from 2 to about 1 + 1/TM. The cost: TM accumulators and a
+// 64 x 64 tile take more registers and shared memory per block, so fewer blocks fit an SM.
+#define GRAN_BM 64   // tile rows
+#define GRAN_BN 64   // tile columns: two warps across
+#define GRAN_BK 8    // tile depth: a 64 x 8 tile of A is one element per thread
+#define TM 8         // results per thread, down a column
+#define GRAN_THREADS (GRAN_BM * GRAN_BN / TM)  // 512
+static_assert(GRAN_BM * GRAN_BK == GRAN_THREADS, "one element of the A tile per thread");
+static_assert(GRAN_BK * GRAN_BN == GRAN_THREADS, "one element of the B tile per thread");
+
+__global__ void __launch_bounds__(GRAN_THREADS, 1)
+matmul_v5_granular(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
+    __shared__ real as[GRAN_BM][GRAN_BK];  // as[row][kk]
+    __shared__ real bs[GRAN_BK][GRAN_BN];  // bs[kk][col]
+    tile_origin t = block_tile(n, GRAN_BM, GRAN_BN);
+    int tid = threadIdx.x;
+    int col = tid % GRAN_BN, row0 = tid / GRAN_BN * TM;  // a warp: 32 columns, the same rows
+    // Loading: a warp reads 4 rows x 32 bytes of A and 128 contiguous bytes of B.
+    int a_r = tid / GRAN_BK, a_c = tid % GRAN_BK, b_r = tid / GRAN_BN, b_c = tid % GRAN_BN;
+    real a_next = load_or_zero(a, t.r0 + a_r, a_c, m, k);
+    real b_next = load_or_zero(b, b_r, t.c0 + b_c, k, n);
+    real acc[TM] = {};
+    for (size_t k0 = 0; k0 < k; k0 += GRAN_BK) {
+        as[a_r][a_c] = a_next;
+        bs[b_r][b_c] = b_next;
+        __syncthreads();  // both tiles are complete before anyone reads them
+        a_next = load_or_zero(a, t.r0 + a_r, k0 + GRAN_BK + a_c, m, k);
+        b_next = load_or_zero(b, k0 + GRAN_BK + b_r, t.c0 + b_c, k, n);
+#pragma unroll
+        for (int kk = 0; kk < GRAN_BK; kk++) {
+            real bv = bs[kk][col];  // one load, TM uses
+#pragma unroll
+            for (int i = 0; i < TM; i++) acc[i] += as[row0 + i][kk] * bv;
+        }
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+    size_t cc = t.c0 + col;
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        size_t r = t.r0 + row0 + i;
+        if (r < m && cc < n) c[r * n + cc] = acc[i];
+    }
+}
+
+static void launch_v5(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    matmul_v5_granular<<<tiles(p->m, p->n, GRAN_BM, GRAN_BN), GRAN_THREADS>>>(p->a, p->b, p->c,
+                                                                             p->m, p->n, p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v6 regblock --------------------------------------------------------------------------------
+
+// Each thread computes a TM x TN block: per kk it loads TM values of A and TN of B into
+// registers and does TM * TN FMAs with them, 64 FMAs for 16 loads. The 128 x 128 tile also
+// halves the global traffic per FMA of v5's 64 x 64 one. The price is 64 accumulators per
+// thread: about 128 registers, so two 256-thread blocks per SM.
+#define BM 128  // tile rows
+#define BN 128  // tile columns
+#define BK 8    // tile depth
+#ifdef MATMUL_FP64  // 8 x 8 doubles would need more than the 255 registers a thread can have
+#define TN 4
+#else
+#define TN 8    // results per thread along a row (TM = 8 down a column, from v5)
+#endif
+#define RB_THREADS (BM / TM * BN / TN)  // 256
+#define A_PER_THREAD (BM * BK / RB_THREADS)  // 4 elements of the A tile per thread
+#define B_PER_THREAD (BK * BN / RB_THREADS)  // 4 elements of the B tile per thread
+static_assert(BM * BK % RB_THREADS == 0 && BK * BN % RB_THREADS == 0, "tiles split evenly");
+// kk steps unrolled. For doubles a full unroll lets the compiler hoist all 64 scalar A loads of
+// the tile and run out of registers (spills); one step at a time fits.
+#ifdef MATMUL_FP64
+constexpr int rb_unroll = 1;
+#else
+constexpr int rb_unroll = BK;
+#endif
+
+__global__ void __launch_bounds__(RB_THREADS)
+matmul_v6_regblock(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
+    __shared__ real as[BM][BK];  // as[row][kk]
+    __shared__ real bs[BK][BN];  // bs[kk][col]
+    tile_origin t = block_tile(n, BM, BN);
+    int tid = threadIdx.x;
+    int tx = tid % (BN / TN), ty = tid / (BN / TN);  // the thread's block: rows ty*TM, cols tx*TN
+    real a_next[A_PER_THREAD], b_next[B_PER_THREAD];
+    // Element e = tid + i * RB_THREADS of each tile: a warp reads 4 rows x 32 bytes of A and
+    // 128 contiguous bytes of one row of B.
+#pragma unroll
+    for (int i = 0; i < A_PER_THREAD; i++) {
+        int e = tid + i * RB_THREADS;
+        a_next[i] = load_or_zero(a, t.r0 + e / BK, e % BK, m, k);
+    }
+#pragma unroll
+    for (int i = 0; i < B_PER_THREAD; i++) {
+        int e = tid + i * RB_THREADS;
+        b_next[i] = load_or_zero(b, e / BN, t.c0 + e % BN, k, n);
+    }
+    real acc[TM][TN] = {};
+    for (size_t k0 = 0; k0 < k; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < A_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            as[e / BK][e % BK] = a_next[i];
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            bs[e / BN][e % BN] = b_next[i];
+        }
+        __syncthreads();  // both tiles are complete before anyone reads them
+#pragma unroll
+        for (int i = 0; i < A_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            a_next[i] = load_or_zero(a, t.r0 + e / BK, k0 + BK + e % BK, m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            b_next[i] = load_or_zero(b, k0 + BK + e / BN, t.c0 + e % BN, k, n);
+        }
+#pragma unroll rb_unroll
+        for (int kk = 0; kk < BK; kk++) {
+            real af[TM], bf[TN];  // the fragments: a column of A and a row of B, in registers
+#pragma unroll
+            for (int i = 0; i < TM; i++) af[i] = as[ty * TM + i][kk];
+#pragma unroll
+            for (int j = 0; j < TN; j++) bf[j] = bs[kk][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        size_t r = t.r0 + ty * TM + i;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            size_t cc = t.c0 + tx * TN + j;
+            if (r < m && cc < n) c[r * n + cc] = acc[i][j];
+        }
+    }
+}
+
+static void launch_v6(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    matmul_v6_regblock<<<tiles(p->m, p->n, BM, BN), RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                  p->k);
+    CHECK_LAUNCH();
+}
+
+// ---- v7 vectorized ------------------------------------------------------------------------------
+
+// Four changes to how data moves, none to the arithmetic:
+//  - global loads of 16 bytes (LDG.128) through the read-only path (const __restrict__): a
+//    quarter of the load instructions;
+//  - A stored transposed, as[kk][row], so a thread's TM values of A are contiguous and come in
+//    two 16-byte shared loads (LDS.128) like B's, instead of eight 4-byte ones;
+//  - PAD columns of padding, so the transposed stores of a warp fall in 32 different banks;
+//  - and we ask for two blocks per SM (__launch_bounds__), which the fewer registers allow.
+// A 16-byte load needs rows that start on 16 bytes: k (for A) and n (for B and C) multiples of
+// VEC. Other shapes take the template's element-by-element path, with the same tiles.
+#ifdef MATMUL_FP64
+#define RB_MIN_BLOCKS 1  // 512 threads of doubles: one block, up to 128 registers a thread
+#else
+#define RB_MIN_BLOCKS 2  // two blocks an SM: at most 128 registers a thread (v6 took 200)
+#endif
+#define PAD 4  // as rows BM + 4 long: row r of kk sits in bank (4 kk + r) % 32 (floats)
+#define A_VECS (BM * BK / VEC / RB_THREADS)  // 16-byte vectors of the A tile per thread
+#define B_VECS (BK * BN / VEC / RB_THREADS)  // and of the B tile
+static_assert(BM * BK % (VEC * RB_THREADS) == 0 && BK * BN % (VEC * RB_THREADS) == 0,
+              "tiles split evenly into vectors");
+static_assert((BM + PAD) % VEC == 0, "padded rows keep 16-byte alignment for LDS.128");
+
+// VEC elements of row r of a rows x cols matrix from column c (a multiple of VEC), zero where
+// outside. ALIGNED: cols % VEC == 0, so the vector is wholly inside or wholly outside.
+template <bool ALIGNED>
+__device__ __forceinline__ vec load_vec(const real *__restrict__ x, size_t r, size_t c,
+                                        size_t rows, size_t cols) {
+    vec v;
+    real *e = (real *)&v;
+    if (ALIGNED) {
+        if (r < rows && c < cols) return __ldg((const vec *)&x[r * cols + c]);
+#pragma unroll
+        for (int i = 0; i < VEC; i++) e[i] = 0;
+    } else {
+#pragma unroll
+        for (int i = 0; i < VEC; i++)
+            e[i] = (r < rows && c + i < cols) ? __ldg(&x[r * cols + c + i]) : (real)0;
+    }
+    return v;
+}
+
+// TM or TN contiguous elements of a shared-memory row into registers, 16 bytes at a time.
+template <int COUNT>
+__device__ __forceinline__ void load_frag(real *dst, const real *src) {
+#pragma unroll
+    for (int i = 0; i < COUNT / VEC; i++) *(vec *)&dst[i * VEC] = *(const vec *)&src[i * VEC];
+}
+
+// COUNT results from row r, column cc on: 16-byte stores where n allows it, guarded.
+template <bool ALIGNED, int COUNT>
+__device__ __forceinline__ void store_row(real *c, const real *val, size_t r, size_t cc,
+                                          size_t m, size_t n) {
+    if (r >= m) return;
+#pragma unroll
+    for (int j = 0; j < COUNT; j += VEC) {
+        if (ALIGNED) {
+            if (cc + j < n) *(vec *)&c[r * n + cc + j] = *(const vec *)&val[j];
+        } else {
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                if (cc + j + e < n) c[r * n + cc + j + e] = val[j + e];
+        }
+    }
+}
+
+template <bool VA, bool VB>
+__global__ void __launch_bounds__(RB_THREADS, RB_MIN_BLOCKS)
+matmul_v7_vectorized(const real *__restrict__ a, const real *__restrict__ b,
+                     real *__restrict__ c, size_t m, size_t n, size_t k) {
+    __shared__ __align__(16) real as[BK][BM + PAD];  // as[kk][row]: A transposed, padded
+    __shared__ __align__(16) real bs[BK][BN];        // bs[kk][col]
+    tile_origin t = block_tile(n, BM, BN);
+    int tid = threadIdx.x;
+    int tx = tid % (BN / TN), ty = tid / (BN / TN);
+    // Vector e = tid + i * RB_THREADS: A (row e / (BK/VEC), columns VEC * (e % (BK/VEC)) ..):
+    // a warp reads 16 rows x 32 bytes; B: a warp reads 512 contiguous bytes of a row.
+    vec a_next[A_VECS], b_next[B_VECS];
+#pragma unroll
+    for (int i = 0; i < A_VECS; i++) {
+        int e = tid + i * RB_THREADS;
+        a_next[i] = load_vec<VA>(a, t.r0 + e / (BK / VEC), e % (BK / VEC) * VEC, m, k);
+    }
+#pragma unroll
+    for (int i = 0; i < B_VECS; i++) {
+        int e = tid + i * RB_THREADS;
+        b_next[i] = load_vec<VB>(b, e / (BN / VEC), t.c0 + e % (BN / VEC) * VEC, k, n);
+    }
+    real acc[TM][TN] = {};
+    for (size_t k0 = 0; k0 < k; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < A_VECS; i++) {  // transpose on the way in: 4-byte stores
+            int e = tid + i * RB_THREADS, row = e / (BK / VEC), kk = e % (BK / VEC) * VEC;
+            const real *v = (const real *)&a_next[i];
+#pragma unroll
+            for (int j = 0; j < VEC; j++) as[kk + j][row] = v[j];
+        }
+#pragma unroll
+        for (int i = 0; i < B_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            *(vec *)&bs[e / (BN / VEC)][e % (BN / VEC) * VEC] = b_next[i];
+        }
+        __syncthreads();  // both tiles are complete before anyone reads them
+#pragma unroll
+        for (int i = 0; i < A_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            a_next[i] = load_vec<VA>(a, t.r0 + e / (BK / VEC), k0 + BK + e % (BK / VEC) * VEC,
+                                     m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            b_next[i] = load_vec<VB>(b, k0 + BK + e / (BN / VEC), t.c0 + e % (BN / VEC) * VEC,
+                                     k, n);
+        }
+#pragma unroll
+        for (int kk = 0; kk < BK; kk++) {
+            real af[TM], bf[TN];
+            load_frag<TM>(af, &as[kk][ty * TM]);
+            load_frag<TN>(bf, &bs[kk][tx * TN]);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++)
+        store_row<VB, TN>(c, acc[i], t.r0 + ty * TM + i, t.c0 + tx * TN, m, n);
+}
+
+// The rows of A are 16-byte aligned when k % VEC == 0, those of B and C when n % VEC == 0.
+#define ALIGNED_LAUNCH(kernel, grid, block, smem, p)                                        \
+    do {                                                                                  \
+        bool va = (p)->k % VEC == 0, vb = (p)->n % VEC == 0;                              \
+        if (va && vb) kernel<true, true><<<grid, block, smem>>>((p)->a, (p)->b, (p)->c,   \
+                                                                (p)->m, (p)->n, (p)->k);  \
+        else if (va) kernel<true, false><<<grid, block, smem>>>((p)->a, (p)->b, (p)->c,   \
+                                                                (p)->m, (p)->n, (p)->k);  \
+        else if (vb) kernel<false, true><<<grid, block, smem>>>((p)->a, (p)->b, (p)->c,   \
+                                                                (p)->m, (p)->n, (p)->k);  \
+        else kernel<false, false><<<grid, block, smem>>>((p)->a, (p)->b, (p)->c, (p)->m,  \
+                                                         (p)->n, (p)->k);                 \
+        CHECK_LAUNCH();                                                                   \
+    } while (0)
+
+static void launch_v7(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    ALIGNED_LAUNCH(matmul_v7_vectorized, tiles(p->m, p->n, BM, BN), RB_THREADS, 0, p);
+}
+
+// ---- v8 warptiled -------------------------------------------------------------------------------
+
+// In v7 the 16 threads of a half-warp read B at tx * 8: 32 bytes apart, so two of them share
+// each bank and every LDS.128 takes two passes. Here a warp owns a WM x WN patch of the tile,
+// its lanes form an 8 x 4 grid, and each thread's 8 x 8 block is four 4 x 4 pieces, 32 rows
+// and 16 columns apart. The 16-byte loads of a warp then touch 8 distinct pieces of A (128
+// bytes) and 4 of B (64 bytes), one pass each. The warp's patch is also a compact block, so
+// the rows and columns it reads are shared by more of its own lanes.
+#define LANES_M 8   // lanes down the patch
+#define LANES_N 4   // lanes across it
+#define WM (LANES_M * TM)  // warp patch rows: 8 lanes x 8 rows, 64
+#define WN (LANES_N * TN)  // warp patch columns: 4 lanes x 8 columns, 32 (16 for doubles)
+#define PIECE 4     // a thread's piece is PIECE x PIECE results
+static_assert(LANES_M * LANES_N == 32, "a warp");
+static_assert((BM / WM) * (BN / WN) * 32 == RB_THREADS, "the warps cover the tile");
+static_assert(WM == LANES_M * TM && WN == LANES_N * TN, "the lanes cover the patch");
+
+template <bool VA, bool VB>
+__global__ void __launch_bounds__(RB_THREADS, RB_MIN_BLOCKS)
+matmul_v8_warptiled(const real *__restrict__ a, const real *__restrict__ b,
+                    real *__restrict__ c, size_t m, size_t n, size_t k) {
+    __shared__ __align__(16) real as[BK][BM + PAD];
+    __shared__ __align__(16) real bs[BK][BN];
+    tile_origin t = block_tile(n, BM, BN);
+    int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    // The thread's first row and column in the tile; its pieces follow 32 rows and 16 columns on.
+    int row0 = warp / (BN / WN) * WM + lane / LANES_N * PIECE;
+    int col0 = warp % (BN / WN) * WN + lane % LANES_N * PIECE;
+    vec a_next[A_VECS], b_next[B_VECS];
+#pragma unroll
+    for (int i = 0; i < A_VECS; i++) {
+        int e = tid + i * RB_THREADS;
+        a_next[i] = load_vec<VA>(a, t.r0 + e / (BK / VEC), e % (BK / VEC) * VEC, m, k);
+    }
+#pragma unroll
+    for (int i = 0; i < B_VECS; i++) {
+        int e = tid + i * RB_THREADS;
+        b_next[i] = load_vec<VB>(b, e / (BN / VEC), t.c0 + e % (BN / VEC) * VEC, k, n);
+    }
+    real acc[TM][TN] = {};
+    for (size_t k0 = 0; k0 < k; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < A_VECS; i++) {
+            int e = tid + i * RB_THREADS, row = e / (BK / VEC), kk = e % (BK / VEC) * VEC;
+            const real *v = (const real *)&a_next[i];
+#pragma unroll
+            for (int j = 0; j < VEC; j++) as[kk + j][row] = v[j];
+        }
+#pragma unroll
+        for (int i = 0; i < B_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            *(vec *)&bs[e / (BN / VEC)][e % (BN / VEC) * VEC] = b_next[i];
+        }
+        __syncthreads();  // both tiles are complete before anyone reads them
+#pragma unroll
+        for (int i = 0; i < A_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            a_next[i] = load_vec<VA>(a, t.r0 + e / (BK / VEC), k0 + BK + e % (BK / VEC) * VEC,
+                                     m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            b_next[i] = load_vec<VB>(b, k0 + BK + e / (BN / VEC), t.c0 + e % (BN / VEC) * VEC,
+                                     k, n);
+        }
+#pragma unroll rb_unroll
+        for (int kk = 0; kk < BK; kk++) {
+            real af[TM], bf[TN];
+#pragma unroll
+            for (int p = 0; p < TM / PIECE; p++)
+                load_frag<PIECE>(&af[p * PIECE], &as[kk][row0 + p * LANES_M * PIECE]);
+#pragma unroll
+            for (int p = 0; p < TN / PIECE; p++)
+                load_frag<PIECE>(&bf[p * PIECE], &bs[kk][col0 + p * LANES_N * PIECE]);
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        size_t r = t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
+#pragma unroll
+        for (int p = 0; p < TN / PIECE; p++)
+            store_row<VB, PIECE>(c, &acc[i][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE), m, n);
+    }
+}
+
+static void launch_v8(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    ALIGNED_LAUNCH(matmul_v8_warptiled, tiles(p->m, p->n, BM, BN), RB_THREADS, 0, p);
+}
+
+// ---- v9 async -----------------------------------------------------------------------------------
+
+// v8 stages every tile through registers (load, wait, store to shared memory) and needs two
+// barriers a tile. Here cp.async (sm_80 and later) copies global memory straight into shared
+// memory without registers, into a ring of STAGES buffers: while we compute tile t, the copies
+// of tiles t + 1 .. t + STAGES - 1 are in flight, and one barrier a tile is enough. A is
+// copied 4 bytes at a time, so it can land transposed; B 16 bytes at a time where n allows.
+// Out-of-range elements are zero-filled by the copy itself (edges: padding). The tile sizes
+// are template parameters, so v10 can choose others.
+
+// One asynchronous copy of BYTES (4, 8 or 16) into shared memory, or zeros when !inside.
+template <int BYTES>
+__device__ __forceinline__ void copy_async(void *smem, const void *gmem, bool inside) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    // no cp.async before Ampere: an ordinary copy through registers does the same job
+    if (BYTES == 16) *(vec *)smem = inside ? *(const vec *)gmem : vec{};
+    else *(real *)smem = inside ? *(const real *)gmem : (real)0;
+#else
+    unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+    int src_bytes = inside ? BYTES : 0;  // 0: read nothing, fill BYTES zeros
+    if (BYTES == 16)  // .cg: straight to shared memory, not kept in L1
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
+                     "r"(src_bytes));
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(gmem),
+                     "n"(BYTES), "r"(src_bytes));
+#endif
+}
+
+__device__ __forceinline__ void copy_commit() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Waits until at most PENDING of this thread's committed groups are still in flight.
+template <int PENDING>
+__device__ __forceinline__ void copy_wait() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+#endif
+}
+
+// A tile shape: BM_ x BN_ results a block, BK_ deep, warps of WM_ x WN_, STAGES_ buffers,
+// and MIN_BLOCKS_ blocks that must fit an SM at once (it caps the registers per thread).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MIN_BLOCKS_>
+struct shape {
+    static constexpr int bm = BM_, bn = BN_, bk = BK_, wm = WM_, wn = WN_, stages = STAGES_;
+    static constexpr int min_blocks = MIN_BLOCKS_;
+    static constexpr int threads = (BM_ / WM_) * (BN_ / WN_) * 32;
+    static constexpr int tm = WM_ / LANES_M, tn = WN_ / LANES_N;  // results per thread
+    static constexpr int a_stride = BM_ + PAD;                      // as[kk][row], padded
+    static constexpr int stage_elems = BK_ * a_stride + BK_ * BN_;  // one A and one B tile
+    static constexpr size_t smem = (size_t)STAGES_ * stage_elems * sizeof(real);
+    static_assert(BM_ % WM_ == 0 && BN_ % WN_ == 0, "warps tile the block");
+    static_assert(tm % PIECE == 0 && tn % PIECE == 0, "whole 4 x 4 pieces per thread");
+    static_assert(BM_ * BK_ % threads == 0, "A tile elements split evenly");
+    static_assert(BK_ * BN_ % (VEC * threads) == 0, "B tile vectors split evenly");
+    static_assert(STAGES_ >= 2, "a ring needs two buffers at least");
+    static_assert(threads % BK_ == 0 && threads % (BN_ / VEC) == 0,
+                  "a thread's copies are whole rows apart");
+};
+
+// Issues the copies of the tile starting at k0 into one stage of the ring.
+template <class S, bool VB>
+__device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ a,
+                                          const real *__restrict__ b, tile_origin t, size_t k0,
+                                          size_t m, size_t n, size_t k) {
+    real *as = stage, *bs = stage + S::bk * S::a_stride;
+    int tid = threadIdx.x;
+    if (VB && t.r0 + S::bm <= m && t.c0 + S::bn <= n && k0 + S::bk <= k) {
+        // The whole tile lies inside A and B, as almost every tile does: no guards, and the
+        // copies of a thread are a constant number of rows apart. Same elements as below.
+        const real *pa = a + (t.r0 + tid / S::bk) * k + k0 + tid % S::bk;
+        real *sa = &as[tid % S::bk * S::a_stride + tid / S::bk];
+#pragma unroll
+        for (int i = 0; i < S::bm * S::bk / S::threads; i++)
+            copy_async<sizeof(real)>(sa + i * (S::threads / S::bk),
+                                     pa + (size_t)i * (S::threads / S::bk) * k, true);
+        const real *pb = b + (k0 + tid / (S::bn / VEC)) * n + t.c0 + tid % (S::bn / VEC) * VEC;
+        real *sb = &bs[tid / (S::bn / VEC) * S::bn + tid % (S::bn / VEC) * VEC];
+#pragma unroll
+        for (int i = 0; i < S::bk * S::bn / VEC / S::threads; i++)
+            copy_async<16>(sb + i * (S::threads / (S::bn / VEC)) * S::bn,
+                           pb + (size_t)i * (S::threads / (S::bn / VEC)) * n, true);
+        return;
+    }
+    // A: element e is row e / bk, column e % bk; a warp copies 32 / bk rows x bk floats and
+    // stores them down the columns of as, in distinct banks thanks to PAD.
+#pragma unroll
+    for (int i = 0; i < S::bm * S::bk / S::threads; i++) {
+        int e = tid + i * S::threads, row = e / S::bk, kk = e % S::bk;
+        size_t r = t.r0 + row, col = k0 + kk;
+        bool inside = r < m && col < k;
+        copy_async<sizeof(real)>(&as[kk * S::a_stride + row], inside ? &a[r * k + col] : a,
+                                 inside);
+    }
+    // B: vector e is row e / (bn / VEC), columns VEC * (e % (bn / VEC)) ..: contiguous rows.
+#pragma unroll
+    for (int i = 0; i < S::bk * S::bn / VEC / S::threads; i++) {
+        int e = tid + i * S::threads, row = e / (S::bn / VEC), cv = e % (S::bn / VEC) * VEC;
+        size_t r = k0 + row, col = t.c0 + cv;
+        if (VB) {
+            bool inside = r < k && col < n;
+            copy_async<16>(&bs[row * S::bn + cv], inside ? &b[r * n + col] : b, inside);
+        } else {
+#pragma unroll
+            for (int j = 0; j < VEC; j++) {
+                bool inside = r < k && col + j < n;
+                copy_async<sizeof(real)>(&bs[row * S::bn + cv + j],
+                                         inside ? &b[r * n + col + j] : b, inside);
+            }
+        }
+    }
+}
+
+template <class S, bool VB>
+__global__ void __launch_bounds__(S::threads, S::min_blocks)
+matmul_v9_async(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
+                size_t m, size_t n, size_t k) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    real *ring = (real *)smem_bytes;  // STAGES x (A tile bk x (bm + PAD), B tile bk x bn)
+    tile_origin t = block_tile(n, S::bm, S::bn);
+    int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    int row0 = warp / (S::bn / S::wn) * S::wm + lane / LANES_N * PIECE;
+    int col0 = warp % (S::bn / S::wn) * S::wn + lane % LANES_N * PIECE;
+    size_t k_tiles = (k + S::bk - 1) / S::bk;
+    // Fill all stages but one; a group is committed even when empty, so counts stay uniform.
+#pragma unroll
+    for (int s = 0; s < S::stages - 1; s++) {
+        if ((size_t)s < k_tiles)
+            copy_tile<S, VB>(ring + s * S::stage_elems, a, b, t, (size_t)s * S::bk, m, n, k);
+        copy_commit();
+    }
+    real acc[S::tm][S::tn] = {};
+    for (size_t kt = 0; kt < k_tiles; kt++) {
+        copy_wait<S::stages - 2>();  // this thread's copies of tile kt have landed
+        __syncthreads();  // everyone's have, and everyone is done computing tile kt - 1
+        size_t next = kt + S::stages - 1;  // refills the buffer that tile kt - 1 used
+        if (next < k_tiles)
+            copy_tile<S, VB>(ring + next % S::stages * S::stage_elems, a, b, t, next * S::bk,
+                             m, n, k);
+        copy_commit();
+        const real *as = ring + kt % S::stages * S::stage_elems;
+        const real *bs = as + S::bk * S::a_stride;
+#pragma unroll
+        for (int kk = 0; kk < S::bk; kk++) {
+            real af[S::tm], bf[S::tn];
+#pragma unroll
+            for (int p = 0; p < S::tm / PIECE; p++)
+                load_frag<PIECE>(&af[p * PIECE], &as[kk * S::a_stride + row0 + p * LANES_M * PIECE]);
+#pragma unroll
+            for (int p = 0; p < S::tn / PIECE; p++)
+                load_frag<PIECE>(&bf[p * PIECE], &bs[kk * S::bn + col0 + p * LANES_N * PIECE]);
+#pragma unroll
+            for (int i = 0; i < S::tm; i++)
+#pragma unroll
+                for (int j = 0; j < S::tn; j++) acc[i][j] += af[i] * bf[j];
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < S::tm; i++) {
+        size_t r = t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
+#pragma unroll
+        for (int p = 0; p < S::tn / PIECE; p++)
+            store_row<VB, PIECE>(c, &acc[i][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
+                                 m, n);
+    }
+}
+
+// Launches the async kernel for tile shape S, with the 16-byte B path when n allows it.
+template <class S>
+static void launch_async(matmul_problem *p) {
+    static bool ready = false;  // shared memory beyond 48 KiB must be asked for, once
+    if (!ready) {
+        CHECK(cudaFuncSetAttribute(matmul_v9_async<S, true>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
+        CHECK(cudaFuncSetAttribute(matmul_v9_async<S, false>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
+        ready = true;
+    }
+    unsigned grid = tiles(p->m, p->n, S::bm, S::bn);
+    if (p->n % VEC == 0)
+        matmul_v9_async<S, true><<<grid, S::threads, S::smem>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+    else
+        matmul_v9_async<S, false><<<grid, S::threads, S::smem>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+    CHECK_LAUNCH();
+}
+
+// v8's tile (128 x 128 x 8, warps of 64 x 32, two blocks an SM), now in a ring of 3 stages.
+#define STAGES 3  // two tiles in flight while one is used; 25 KiB of shared memory (floats)
+#ifdef MATMUL_FP64  // 512 threads would cap a thread at 128 registers: half the tile instead
+typedef shape<BM / 2, BN, BK, WM, WN, STAGES, 1> async_shape;
+#else
+typedef shape<BM, BN, BK, WM, WN, STAGES, RB_MIN_BLOCKS> async_shape;
+#endif
+
+static void launch_v9(void *problem) { launch_async<async_shape>((matmul_problem *)problem); }
+
+// ---- v10 tuned ----------------------------------------------------------------------------------
+
+// The same kernel, the tile chosen for this GPU by measurement: 128 x 256 results a block,
+// 16 deep, a ring of 4 stages (100 KiB of shared memory), warps of 64 x 64 so that each
+// thread computes 8 x 16 results. Per kk a thread now does 128 FMAs for 6 shared loads
+// (v9: 64 for 4), and each copied element serves more FMAs. It needs about 250 registers,
+// so one block of 8 warps runs per SM; the 4 stages keep enough copies in flight anyway.
+// TUNED_* override the shape at build time (-DTUNED_BK=8 ...), for experiments.
+#ifdef MATMUL_FP64  // doubles need twice the registers: 4 x 8 results a thread
+#define TUNED_DEFAULTS 64, 64, 16, 32, 32, 3, 1
+#endif
+#ifndef TUNED_BM
+#define TUNED_BM 128
+#endif
+#ifndef TUNED_BN
+#define TUNED_BN 256
+#endif
+#ifndef TUNED_BK
+#define TUNED_BK 16
+#endif
+#ifndef TUNED_WM
+#define TUNED_WM 64
+#endif
+#ifndef TUNED_WN
+#define TUNED_WN 64
+#endif
+#ifndef TUNED_STAGES
+#define TUNED_STAGES 4
+#endif
+#ifndef TUNED_MIN_BLOCKS
+#define TUNED_MIN_BLOCKS 1
+#endif
+#ifdef TUNED_DEFAULTS
+typedef shape<TUNED_DEFAULTS> tuned_shape;
+#else
+typedef shape<TUNED_BM, TUNED_BN, TUNED_BK, TUNED_WM, TUNED_WN, TUNED_STAGES, TUNED_MIN_BLOCKS>
+    tuned_shape;
+#endif
+
+static void launch_v10(void *problem) { launch_async<tuned_shape>((matmul_problem *)problem); }
+
+// ---- the version table --------------------------------------------------------------------------
+
+static const version versions[] = {
+    {"cublas", "cublas", launch_cublas, KL_BASELINE},
+#ifndef MATMUL_FP64
+    {"cublas-tf32", "tf32", launch_cublas_tf32, KL_BASELINE},
+#endif
+    {"v0", "naive", launch_v0, 0},
+    {"v1", "coalesced", launch_v1, 0},
+    {"v2", "tiled", launch_v2, 0},
+    {"v3", "prefetch", launch_v3, 0},
+    {"v4", "unrolled", launch_v4, 0},
+    {"v5", "granular", launch_v5, 0},
+    {"v6", "regblock", launch_v6, 0},
+    {"v7", "vectorized", launch_v7, 0},
+    {"v8", "warptiled", launch_v8, 0},
+    {"v9", "async", launch_v9, 0},
+    {"v10", "tuned", launch_v10, 0},
+};
+#define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
+
+// ---- checking and saving ------------------------------------------------------------------------
+
+// The rounding error of a sum of k products, in units of |A| |B|: each of the k additions
+// (or FMAs) and the final rounding add at most one unit roundoff u, and the double-precision
+// reference adds its own; 2 (k + 2) u covers both. TF32 rounds each input to 10 mantissa bits
+// first, up to 2^-11 each, so a product can be off by 2 * 2^-11 more.
+static double tolerance(const matmul_problem *p, bool tf32) {
+    if (p->exact) return 0.0;
+    double t = 2.0 * ((double)p->k + 2.0) * UNIT_ROUNDOFF;
+    return tf32 ? t + 2.0 * ldexp(1.0, -11) : t;
+}
+
+static void matmul_check(void *problem, const version *v, check_result *r) {
+    matmul_problem *p = (matmul_problem *)problem;
+    size_t m = p->m, n = p->n;
+    CHECK(cudaMemcpy(p->host_c, p->c, size_mul(size_mul(m, n), sizeof(real)),
+                     cudaMemcpyDeviceToHost));
+    bool tf32 = strcmp(v->tag, "cublas-tf32") == 0;
+    double tol = tolerance(p, tf32);
+    if (p->want) {  // small: every element against the reference, scaled by its row of |A| |B|
+        for (size_t i = 0; i < m; i++) {
+#ifdef MATMUL_FP64
+            check_f64(r, p->host_c + i * n, p->want + i * n, 1, n, i, tol * p->abs_row[i], 0.0);
+#else
+            double *got = p->want + m * n;  // a spare row of doubles, after the reference
+            for (size_t j = 0; j < n; j++) got[j] = p->host_c[i * n + j];
+            check_f64(r, got, p->want + i * n, 1, n, i, tol * p->abs_row[i], 0.0);
+#endif
+        }
+        return;
+    }
+    // Large: Freivalds. C x must match A (B x) within the same bound, carried through |x| = 1,
+    // plus the double rounding of the two products.
+    double slack = ((double)p->k + (double)n + 4.0) * (DBL_EPSILON / 2);
+    for (size_t i = 0; i < m; i++) {
+        double s = 0.0;
+        for (size_t j = 0; j < n; j++) s += (double)p->host_c[i * n + j] * p->x[j];
+        double atol = p->exact ? 0.0 : (tol + slack) * p->y_abs[i];
+        check_f64(r, &s, &p->y[i], 1, 1, i, atol, 0.0);
+    }
+    // And element by element against cuBLAS, whose result the first (cublas) row leaves here.
+    if (strcmp(v->tag, "cublas") == 0) {
+        memcpy(p->cublas_c, p->host_c, size_mul(size_mul(m, n), sizeof(real)));
+        return;
+    }
+    double both = tol + tolerance(p, false);  // both results are off by up to their bound
+    for (size_t i = 0; i < m; i++)
+#ifdef MATMUL_FP64
+        check_f64(r, p->host_c + i * n, p->cublas_c + i * n, 1, n, i, both * p->row_bound[i], 0.0);
+#else
+        check_f32(r, p->host_c + i * n, p->cublas_c + i * n, 1, n, i, both * p->row_bound[i], 0.0);
+#endif
+}
+
+static void matmul_save(void *problem, const char *dir, const char *tag) {
+    matmul_problem *p = (matmul_problem *)problem;
+    size_t shape[2] = {p->m, p->n};
+    if (npy_save(dir, tag, NPY_REAL, shape, 2, p->host_c) != 0) exit(KL_EXIT_USAGE);
+}
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+// "random": uniform in [-1, 1). "int": integers in [-2, 2], whose products and sums are exact
+// as long as 4 k stays within the 2^24 (2^53) integers a float (double) holds.
+static void fill(rng *g, real *x, size_t count, bool ints) {
+    for (size_t i = 0; i < count; i++)
+        x[i] = ints ? (real)((int)rng_below(g, 5) - 2) : (real)rng_float(g, -1.0f, 1.0f);
+}
+
+static bool exact_ints(size_t k) {
+    double max_sum = 4.0 * (double)k;  // |sum of k products of values in [-2, 2]|
+    return max_sum <= 1.0 / UNIT_ROUNDOFF;  // 2^24 for float, 2^53 for double
+}
+
+// ---- the self-test of the CPU reference (no GPU) -----------------------------------------------
+
+static int report(const char *name, bool ok) {
+    printf("%s %s\n", ok ? "PASS" : "FAIL", name);
+    return ok ? 0 : 1;
+}
+
+static int matmul_self_test(void) {
+    int failed = 0;
+    // a 2 x 3 times 3 x 2 example worked by hand
+    const real a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
+    const double want[4] = {58, 64, 139, 154};
+    double got[4], abs[4];
+    matmul_cpu(a, b, got, abs, 2, 2, 3);
+    failed += report("matmul_cpu: 2 x 3 x 2 by hand", memcmp(got, want, sizeof want) == 0);
+    const real neg[6] = {-1, 2, -3, 4, -5, 6};
+    matmul_cpu(neg, b, got, abs, 2, 2, 3);
+    const double want_abs[4] = {58, 64, 139, 154};  // |A| |B| is the product of the positives
+    failed += report("matmul_cpu: |A| |B| with signs", memcmp(abs, want_abs, sizeof abs) == 0);
+    // against a plain dot-product loop, and against Freivalds, at odd shapes
+    const size_t shapes[][3] = {{1, 1, 1}, {7, 3, 5}, {3, 7, 1}, {33, 65, 17}, {2, 1, 40}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        real *x = (real *)host_alloc((m * k + k * n) * sizeof(real), "self-test");
+        double *w = (double *)host_alloc((2 * m * n + n + 2 * m) * sizeof(double), "self-test");
+        double *ab = w + m * n, *v = ab + m * n, *y = v + n, *y_abs = y + m;
+        rng g;
+        rng_init(&g, 7 + s);
+        fill(&g, x, m * k + k * n, s % 2 == 1);
+        const real *ma = x, *mb = x + m * k;
+        matmul_cpu(ma, mb, w, ab, m, n, k);
+        bool same = true;
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) {
+                double d = 0.0;
+                for (size_t l = 0; l < k; l++) d += (double)ma[i * k + l] * mb[l * n + j];
+                if (fabs(d - w[i * n + j]) > 1e-12 * ab[i * n + j]) same = false;
+            }
+        char name[96];
+        snprintf(name, sizeof name, "matmul_cpu: dot products at %zu x %zu x %zu", m, n, k);
+        failed += report(name, same);
+        for (size_t j = 0; j < n; j++) v[j] = (j % 3 == 0) ? -1.0 : 1.0;
+        freivalds_cpu(ma, mb, v, y, y_abs, m, n, k);
+        bool agree = true;
+        for (size_t i = 0; i < m; i++) {
+            double s2 = 0.0;
+            for (size_t j = 0; j < n; j++) s2 += w[i * n + j] * v[j];
+            if (fabs(s2 - y[i]) > 1e-12 * y_abs[i] + 1e-300) agree = false;
+        }
+        snprintf(name, sizeof name, "freivalds_cpu: C x = A (B x) at %zu x %zu x %zu", m, n, k);
+        failed += report(name, agree);
+        free(x), free(w);
+    }
+    size_t k_max = (size_t)(0.25 / UNIT_ROUNDOFF);  // 4 k_max = 2^24 (2^53): the last exact k
+    failed += report("exact_ints: exact up to 4 k = 1 / u, not beyond",
+                     exact_ints(1000) && exact_ints(k_max) && !exact_ints(k_max + 1));
+    return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+int main(int argc, char **argv) {
+    options o = {};
+    o.program = PROGRAM;
+    o.chapter = "03-matmul";
+    o.sizes = "mnk";
+    o.inputs = inputs;
+    o.input = "random";
+    o.m = DEFAULT_M, o.n = DEFAULT_N, o.k = DEFAULT_K;
+    o.versions = "all";
+    o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;
+    bool selected[VERSION_COUNT];
+    options_begin(&o, argc, argv, versions, VERSION_COUNT, selected);
+    if (o.self_test) return matmul_self_test();
+
+    env_info env;
+    gpu_open(&env);
+    bench_header(&o, &env);
+
+    matmul_problem p = {};
+    p.m = o.m, p.n = o.n, p.k = o.k;
+    size_t a_bytes = size_mul(size_mul(p.m, p.k), sizeof(real));
+    size_t b_bytes = size_mul(size_mul(p.k, p.n), sizeof(real));
+    size_t c_bytes = size_mul(size_mul(p.m, p.n), sizeof(real));
+    size_t all_bytes = a_bytes + b_bytes;
+    all_bytes = (all_bytes < a_bytes || all_bytes + c_bytes < all_bytes) ? SIZE_MAX
+                                                                         : all_bytes + c_bytes;
+    gpu_require(all_bytes, "A, B and C");
+    p.a = (const real *)gpu_alloc(a_bytes, "A");
+    p.b = (const real *)gpu_alloc(b_bytes, "B");
+    p.c = (real *)gpu_alloc(c_bytes, "C");
+    p.host_a = (real *)host_alloc(a_bytes, "A");
+    p.host_b = (real *)host_alloc(b_bytes, "B");
+    p.host_c = (real *)host_alloc(c_bytes, "the results");
+
+    bool ints = strcmp(o.input, "int") == 0;
+    rng g;
+    rng_init(&g, o.seed);
+    fill(&g, p.host_a, p.m * p.k, ints);
+    fill(&g, p.host_b, p.k * p.n, ints);
+    p.exact = ints && exact_ints(p.k);
+    CHECK(cudaMemcpy((void *)p.a, p.host_a, a_bytes, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy((void *)p.b, p.host_b, b_bytes, cudaMemcpyHostToDevice));
+
+    double macs = (double)p.m * (double)p.n * (double)p.k;
+    if (macs <= (double)REF_MAX_MACS) {
+        // the reference, a spare row for widening results, and each row's largest |A| |B|
+        size_t mn = p.m * p.n;
+        p.want = (double *)host_alloc(size_mul(2 * mn + p.n, sizeof(double)), "the reference");
+        double *abs = p.want + mn + p.n;
+        matmul_cpu(p.host_a, p.host_b, p.want, abs, p.m, p.n, p.k);
+        p.abs_row = (double *)host_alloc(size_mul(p.m, sizeof(double)), "the bounds");
+        for (size_t i = 0; i < p.m; i++) {
+            double mx = 0.0;
+            for (size_t j = 0; j < p.n; j++) mx = fmax(mx, abs[i * p.n + j]);
+            p.abs_row[i] = mx;
+        }
+    } else {
+        printf("check: too large for the CPU reference: Freivalds (A (B x), x = random signs) "
+               "and element by element against cublas\n\n");
+        p.cublas_c = (real *)host_alloc(c_bytes, "cuBLAS's result");
+        p.x = (double *)host_alloc(size_mul(p.n, sizeof(double)), "x");
+        p.y = (double *)host_alloc(size_mul(2 * p.m, sizeof(double)), "y");
+        p.y_abs = p.y + p.m;
+        p.row_bound = (double *)host_alloc(size_mul(p.m, sizeof(double)), "the bounds");
+        for (size_t j = 0; j < p.n; j++) p.x[j] = (rng_next(&g) & 1) ? 1.0 : -1.0;
+        freivalds_cpu(p.host_a, p.host_b, p.x, p.y, p.y_abs, p.m, p.n, p.k);
+        double b_max = 0.0;
+        for (size_t i = 0; i < p.k * p.n; i++) b_max = fmax(b_max, fabs((double)p.host_b[i]));
+        for (size_t i = 0; i < p.m; i++) {
+            double s = 0.0;
+            for (size_t l = 0; l < p.k; l++) s += fabs((double)p.host_a[i * p.k + l]);
+            p.row_bound[i] = s * b_max;
+        }
+    }
+    if (o.save) {
+        size_t sa[2] = {p.m, p.k}, sb[2] = {p.k, p.n};
+        if (npy_save(o.save, "a", NPY_REAL, sa, 2, p.host_a) != 0) return KL_EXIT_USAGE;
+        if (npy_save(o.save, "b", NPY_REAL, sb, 2, p.host_b) != 0) return KL_EXIT_USAGE;
+    }
+    if (p.k % VEC != 0 || p.n % VEC != 0)
+        printf("note: k or n is not a multiple of %d, so v7-v10 load A or B element by "
+               "element\n\n", VEC);
+    CHECK_CUBLAS(cublasCreate(&p.handle));
+
+    bench b = {};
+    b.problem = &p;
+    b.out = p.c;
+    b.out_bytes = c_bytes;
+    b.bytes = (double)a_bytes + (double)b_bytes + (double)c_bytes;  // each matrix once
+    b.flops = 2.0 * macs;                                             // a multiply and an add
+    b.check = matmul_check;
+    b.save = matmul_save;
+    int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
+
+    CHECK_CUBLAS(cublasDestroy(p.handle));
+    CHECK(cudaFree((void *)p.a));
+    CHECK(cudaFree((void *)p.b));
+    CHECK(cudaFree(p.c));
+    free(p.host_a), free(p.host_b), free(p.host_c), free(p.want), free(p.abs_row);
+    free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
+    return rc;
+}
