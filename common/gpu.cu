@@ -15,8 +15,12 @@ void gpu_open(env_info *e) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        fprintf(stderr, "no usable GPU: %s\n",
-                err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device found");
+        // Say it in a student's words first: a machine without a GPU reports a driver problem.
+        const char *why = err == cudaErrorInsufficientDriver
+                              ? "no NVIDIA driver, or one older than this CUDA runtime"
+                              : "no CUDA device found";
+        fprintf(stderr, "no usable GPU: %s (CUDA says: %s)\n", why,
+                err != cudaSuccess ? cudaGetErrorString(err) : "device count is 0");
         exit(KL_EXIT_GPU);
     }
     CHECK(cudaSetDevice(0));
