@@ -15,6 +15,8 @@
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
 //   v10 tuned     the same kernel with the tile shape chosen for this GPU
+//   v11 serpentine the FMAs of a step in serpentine order: odd rows run right to left
+//   v12 tallwarps warps of 128 x 32 instead of 64 x 64: each thread a 16 x 8 block
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -798,10 +800,13 @@ __device__ __forceinline__ void copy_wait() {
 
 // A tile shape: BM_ x BN_ results a block, BK_ deep, warps of WM_ x WN_, STAGES_ buffers,
 // and MIN_BLOCKS_ blocks that must fit an SM at once (it caps the registers per thread).
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MIN_BLOCKS_>
+// SERPENTINE_ is v11's order of the FMAs (false before v11).
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MIN_BLOCKS_,
+          bool SERPENTINE_ = false>
 struct shape {
     static constexpr int bm = BM_, bn = BN_, bk = BK_, wm = WM_, wn = WN_, stages = STAGES_;
     static constexpr int min_blocks = MIN_BLOCKS_;
+    static constexpr bool serpentine = SERPENTINE_;
     static constexpr int threads = (BM_ / WM_) * (BN_ / WN_) * 32;
     static constexpr int tm = WM_ / LANES_M, tn = WN_ / LANES_N;  // results per thread
     static constexpr int a_stride = BM_ + PAD;                      // as[kk][row], padded
@@ -910,7 +915,10 @@ matmul_v9_async(const real *__restrict__ a, const real *__restrict__ b, real *__
 #pragma unroll
             for (int i = 0; i < S::tm; i++)
 #pragma unroll
-                for (int j = 0; j < S::tn; j++) acc[i][j] += af[i] * bf[j];
+                for (int jj = 0; jj < S::tn; jj++) {
+                    int j = S::serpentine && i % 2 ? S::tn - 1 - jj : jj;  // v11: odd rows backwards
+                    acc[i][j] += af[i] * bf[j];
+                }
         }
     }
 #pragma unroll
@@ -993,6 +1001,43 @@ typedef shape<TUNED_BM, TUNED_BN, TUNED_BK, TUNED_WM, TUNED_WN, TUNED_STAGES, TU
 
 static void launch_v10(void *problem) { launch_async<tuned_shape>((matmul_problem *)problem); }
 
+// ---- v11 serpentine -----------------------------------------------------------------------------
+
+// v10 exactly, with one change in the order of the 128 FMAs of a step. v10 goes row by row,
+// each row left to right: acc[i][0..15] += af[i] * bf[0..15]. An FMA reads three registers,
+// and the register file has few read ports; an operand that the previous FMA read from the
+// same slot can come from a small "reuse" cache instead (the compiler marks it .reuse in the
+// SASS). Row by row, af[i] is reused 15 times out of 16, but at every new row all three
+// operands are new. In serpentine order the odd rows run right to left, so a new row starts
+// with the bf[j] the last FMA used. The compiler also allocates and schedules the registers
+// differently for the new order; the measurement, not the count of reuses, is the lesson.
+#ifdef MATMUL_FP64
+typedef shape<TUNED_DEFAULTS, true> serpentine_shape;
+#else
+typedef shape<TUNED_BM, TUNED_BN, TUNED_BK, TUNED_WM, TUNED_WN, TUNED_STAGES, TUNED_MIN_BLOCKS,
+              true>
+    serpentine_shape;
+#endif
+
+static void launch_v11(void *problem) { launch_async<serpentine_shape>((matmul_problem *)problem); }
+
+// ---- v12 tallwarps ------------------------------------------------------------------------------
+
+// v11 with warps of 128 x 32 instead of 64 x 64: the same 128 x 256 block tile, the same
+// 8 warps, but now they stand side by side, each over all 128 rows and 32 columns, and a
+// thread computes a 16 x 8 block (four 4-row pieces by two 4-column pieces) instead of 8 x 16.
+// Per step a thread still loads 24 values with 6 LDS.128 for 128 FMAs; what changes is which
+// values: each row value af[i] now serves 8 FMAs in a row instead of 16, and the 16 rows of
+// the serpentine turn 15 times instead of 7. Why this helps is again a question of the
+// schedule the compiler finds (see the README); we chose it by measuring the warp shapes.
+#ifdef MATMUL_FP64  // doubles: warps of 64 x 16 in v11's 64 x 64 tile, 8 x 4 a thread
+typedef shape<64, 64, 16, 64, 16, 3, 1, true> tallwarp_shape;
+#else
+typedef shape<128, 256, 16, 128, 32, 4, 1, true> tallwarp_shape;
+#endif
+
+static void launch_v12(void *problem) { launch_async<tallwarp_shape>((matmul_problem *)problem); }
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -1011,6 +1056,8 @@ static const version versions[] = {
     {"v8", "warptiled", launch_v8, 0},
     {"v9", "async", launch_v9, 0},
     {"v10", "tuned", launch_v10, 0},
+    {"v11", "serpentine", launch_v11, 0},
+    {"v12", "tallwarps", launch_v12, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
