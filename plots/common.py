@@ -54,6 +54,7 @@ def headline_filters(chapter):
     'm=8192 n=8192' or 'n=1073741824 input=uniform'; {} when there is none."""
     filters = dict(_headline_file(chapter))
     filters.pop("rate", None)
+    filters.pop("also", None)
     return filters
 
 
@@ -82,6 +83,12 @@ def headline(chapter, rows):
     biggest = max(size_key(r) for r in rows)
     first_input = rows[0].get("input", "")
     return [r for r in rows if size_key(r) == biggest and r.get("input", "") == first_input]
+
+
+def also_baseline(chapter):
+    """The headline file's also=TAG: a second baseline the summary reports a ratio to (a
+    ceiling that only some versions can reach, such as 02-shortcut's peak3), or None."""
+    return _headline_file(chapter).get("also")
 
 
 def rate_column(rows, chapter=None):

@@ -12,13 +12,28 @@ import os
 import re
 import sys
 
-from common import ROOT, UNITS, headline, matches, num, parse_filters, rate_column, read_csv
+from common import (ROOT, UNITS, also_baseline, headline, matches, num, parse_filters, rate_column,
+                    read_csv)
 
 TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
 SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
 
 
+def pct_of(row, tag, rows):
+    """row's rate as a % of the rate of baseline `tag` at the same sizes and input, or None."""
+    rate = rate_column(rows, row["chapter"])
+    same = ("m", "n", "k", "input")
+    base = next((r for r in rows if r["version"] == tag and all(r.get(c) == row.get(c) for c in same)),
+                None)
+    if not rate or base is None or not num(base, rate) or num(row, rate) is None:
+        return None
+    return 100.0 * num(row, rate) / num(base, rate)
+
+
 def fmt(row, col, rows):
+    if col.startswith("pct_of:"):  # % of another baseline, from the rows of the same run
+        pct = pct_of(row, col.split(":", 1)[1], rows)
+        return "-" if pct is None else f"{pct:.1f}%"
     v = row.get(col, "")
     if col == "extra":  # the chapter's own figure, with its unit
         if not row.get("extra_value"):
@@ -51,6 +66,8 @@ def pretty_unit(name):
 
 
 def heading(col, rows):
+    if col.startswith("pct_of:"):
+        return f"% of {col.split(':', 1)[1]}"
     if col == "pct_of_baseline":
         if rows and rows[0]["chapter"] == "00-peaks":
             return "% of datasheet"
@@ -131,6 +148,9 @@ def render_summary(gpu):
         best = max(ours, key=lambda r: num(r, rate) or 0.0)
         base = next((r["version"] for r in every if num(r, "pct_of_baseline") == 100.0), None)
         pct = f'{float(best["pct_of_baseline"]):.1f}% of {base}' if base and best["pct_of_baseline"] else "-"
+        also = also_baseline(chapter)
+        if also and pct_of(best, also, every) is not None:
+            pct += f", {pct_of(best, also, every):.1f}% of {also}"
         unit = UNITS[rate].split(" ")[0]
         lines.append(f'| {link} | {lesson(d)} | {pretty_size(best)} | {best["version"]} {best["idea"]} | '
                      f'{num(best, rate):,.0f} {unit} | {pct} |')
