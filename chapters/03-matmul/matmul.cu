@@ -17,6 +17,7 @@
 //   v10 tuned     the same kernel with the tile shape chosen for this GPU
 //   v11 serpentine the FMAs of a step in serpentine order: odd rows run right to left
 //   v12 tallwarps warps of 128 x 32 instead of 64 x 64: each thread a 16 x 8 block
+//   v13 streamk   the tiles of the last, partial wave cut along k and shared by all the SMs
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -78,6 +79,14 @@ typedef struct {
     real *cublas_c;
     double *row_bound, *x, *y, *y_abs;
     cublasHandle_t handle;
+    // v13's plan, made at its first launch: the blocks that take whole tiles, and the pieces
+    // of the other tiles (on the device) with their scratch space for partial sums and counters
+    bool sk_planned;
+    unsigned sk_whole, sk_pieces;
+    struct streamk_piece *sk_piece;
+    real *sk_sums;
+    size_t sk_row0;
+    unsigned *sk_arrived;
 } matmul_problem;
 
 // ---- the CPU reference ------------------------------------------------------------------------
@@ -133,12 +142,16 @@ struct tile_origin {
     size_t r0, c0;  // the tile's first row and column in C
 };
 
-__device__ tile_origin block_tile(size_t n, int tile_rows, int tile_cols) {
+__device__ tile_origin tile_at(size_t tile, size_t n, int tile_rows, int tile_cols) {
     size_t tiles_per_row = (n + tile_cols - 1) / tile_cols;
     tile_origin t;
-    t.r0 = (size_t)(blockIdx.x / tiles_per_row) * tile_rows;
-    t.c0 = (size_t)(blockIdx.x % tiles_per_row) * tile_cols;
+    t.r0 = tile / tiles_per_row * tile_rows;
+    t.c0 = tile % tiles_per_row * tile_cols;
     return t;
+}
+
+__device__ tile_origin block_tile(size_t n, int tile_rows, int tile_cols) {
+    return tile_at(blockIdx.x, n, tile_rows, tile_cols);
 }
 
 static unsigned tiles(size_t m, size_t n, int tile_rows, int tile_cols) {
@@ -569,6 +582,25 @@ __device__ __forceinline__ void store_row(real *c, const real *val, size_t r, si
 #pragma unroll
             for (int e = 0; e < VEC; e++)
                 if (cc + j + e < n) c[r * n + cc + j + e] = val[j + e];
+        }
+    }
+}
+
+// COUNT values from row r, column cc on, the reverse of store_row: .cg loads (from L2, not
+// from a line an earlier load left in L1), zeros outside the matrix. Used by v13.
+template <bool ALIGNED, int COUNT>
+__device__ __forceinline__ void load_row(real *val, const real *c, size_t r, size_t cc, size_t m,
+                                         size_t n) {
+#pragma unroll
+    for (int j = 0; j < COUNT; j += VEC) {
+        if (ALIGNED) {
+            vec v = {};
+            if (r < m && cc + j < n) v = __ldcg((const vec *)&c[r * n + cc + j]);
+            *(vec *)&val[j] = v;
+        } else {
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                val[j + e] = r < m && cc + j + e < n ? __ldcg(&c[r * n + cc + j + e]) : (real)0;
         }
     }
 }
@@ -1038,6 +1070,242 @@ typedef shape<128, 256, 16, 128, 32, 4, 1, true> tallwarp_shape;
 
 static void launch_v12(void *problem) { launch_async<tallwarp_shape>((matmul_problem *)problem); }
 
+// ---- v13 streamk --------------------------------------------------------------------------------
+
+// v12's tile and main loop; what changes is how the work is handed out. One v12 block fills an
+// SM, so tiles run in waves of 132 (the SMs of an H200). At 4096^3 there are 512 tiles: three
+// full waves and a last one of 116 tiles, during which 16 SMs have nothing to do. v13 gives the
+// full waves whole tiles, as before, and shares the work of the last R tiles evenly among all
+// the SMs ("Stream-K", Osama et al., 2023). Number those tiles' k steps 0 .. R K - 1, tile
+// after tile (K steps a tile), and cut them into G equal runs, one for each SM. A run that
+// crosses from one tile into the next is two pieces, and every piece is one block: the main
+// loop is v12's, over fewer k steps. The pieces are launched after the whole tiles, longest
+// first, so an SM that finishes a long piece early picks up one of the short ones.
+// A tile cut into pieces is finished by the last of its blocks to arrive. Piece q of a tile
+// writes its partial sums into plane q of a scratch buffer laid out like C, then counts itself
+// in; the last one adds the planes in the order of k, so the sums do not depend on who came
+// last, and writes C. Two choices here are about the compiler, not the idea. The main loop is
+// a copy of v12's rather than a function both call: moved into one, v12's own registers came
+// out differently. And the planes have C's row length, so that storing a piece's sums is the
+// same code as storing a tile: with a layout of their own, the compiler scheduled the main
+// loop differently and it ran 7% slower.
+#define STREAMK_MAX_SHARE 4  // a tile's k steps are cut into at most this many runs
+// Cutting costs each SM about 9 k steps of time (pieces start and end twice, partial sums go
+// through memory; measured at 2048^3). The last wave is cut only when the SMs it leaves idle
+// would otherwise waste more: at least this many k steps on average over all the SMs.
+#define STREAMK_MIN_GAIN 16
+
+struct streamk_piece {
+    unsigned tile;         // the tile, numbered as in block_tile
+    unsigned kt0, steps;   // k steps kt0 .. kt0 + steps - 1 of it
+    unsigned part, parts;  // piece `part` (in the order of k) of the tile's `parts`
+};
+
+// Where the shared tiles meet: planes of partial sums, each holding C's rows from row0 on,
+// one after the other, and for shared tile whole + i the count of its pieces done so far.
+struct streamk_scratch {
+    real *sums;
+    size_t row0;
+    unsigned *arrived;
+};
+
+template <class S, bool VB>
+__global__ void __launch_bounds__(S::threads, S::min_blocks)
+matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
+                   size_t m, size_t n, size_t k, unsigned whole,
+                   const streamk_piece *__restrict__ pieces, streamk_scratch scratch) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    real *ring = (real *)smem_bytes;  // STAGES x (A tile bk x (bm + PAD), B tile bk x bn)
+    // Blocks 0 .. whole - 1 take whole tiles, as in v12; the others take pieces.
+    size_t tile = blockIdx.x, kt0 = 0, k_tiles = (k + S::bk - 1) / S::bk;
+    if (blockIdx.x >= whole) {
+        streamk_piece piece = pieces[blockIdx.x - whole];
+        tile = piece.tile, kt0 = piece.kt0, k_tiles = piece.steps;
+    }
+    tile_origin t = tile_at(tile, n, S::bm, S::bn);
+    int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    int row0 = warp / (S::bn / S::wn) * S::wm + lane / LANES_N * PIECE;
+    int col0 = warp % (S::bn / S::wn) * S::wn + lane % LANES_N * PIECE;
+    // From here to the end of the main loop: v12, with k steps kt0 .. kt0 + k_tiles - 1.
+#pragma unroll
+    for (int s = 0; s < S::stages - 1; s++) {
+        if ((size_t)s < k_tiles)
+            copy_tile<S, VB>(ring + s * S::stage_elems, a, b, t, (kt0 + s) * S::bk, m, n, k);
+        copy_commit();
+    }
+    real acc[S::tm][S::tn] = {};
+    for (size_t kt = 0; kt < k_tiles; kt++) {
+        copy_wait<S::stages - 2>();
+        __syncthreads();
+        size_t next = kt + S::stages - 1;
+        if (next < k_tiles)
+            copy_tile<S, VB>(ring + next % S::stages * S::stage_elems, a, b, t,
+                             (kt0 + next) * S::bk, m, n, k);
+        copy_commit();
+        const real *as = ring + kt % S::stages * S::stage_elems;
+        const real *bs = as + S::bk * S::a_stride;
+#pragma unroll
+        for (int kk = 0; kk < S::bk; kk++) {
+            real af[S::tm], bf[S::tn];
+#pragma unroll
+            for (int p = 0; p < S::tm / PIECE; p++)
+                load_frag<PIECE>(&af[p * PIECE], &as[kk * S::a_stride + row0 + p * LANES_M * PIECE]);
+#pragma unroll
+            for (int p = 0; p < S::tn / PIECE; p++)
+                load_frag<PIECE>(&bf[p * PIECE], &bs[kk * S::bn + col0 + p * LANES_N * PIECE]);
+#pragma unroll
+            for (int i = 0; i < S::tm; i++)
+#pragma unroll
+                for (int jj = 0; jj < S::tn; jj++) {
+                    int j = S::serpentine && i % 2 ? S::tn - 1 - jj : jj;
+                    acc[i][j] += af[i] * bf[j];
+                }
+        }
+    }
+    // A whole tile goes to C; a piece of a shared tile to its plane, at the same place.
+    bool shared = blockIdx.x >= whole && pieces[blockIdx.x - whole].parts > 1;
+    real *dst = c;
+    size_t rows = m;
+    if (shared) {
+        rows = m - scratch.row0;
+        dst = scratch.sums + pieces[blockIdx.x - whole].part * (rows * n);
+        t.r0 -= scratch.row0;
+    }
+#pragma unroll
+    for (int i = 0; i < S::tm; i++) {
+        size_t r = t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
+#pragma unroll
+        for (int p = 0; p < S::tn / PIECE; p++)
+            store_row<VB, PIECE>(dst, &acc[i][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
+                                 rows, n);
+    }
+    if (!shared) return;
+    streamk_piece piece = pieces[blockIdx.x - whole];
+    __threadfence();  // our sums are visible to the whole GPU...
+    __syncthreads();  // ...all of them, before thread 0 counts the block in
+    unsigned *count = &scratch.arrived[piece.tile - whole];
+    if (!__syncthreads_or(tid == 0 && atomicAdd(count, 1u) == piece.parts - 1)) return;
+    __threadfence();  // we are the last to arrive: the others' sums are visible to us too
+    if (tid == 0) *count = 0;  // ready for the next launch
+    // Add the planes in the order of k, ours included, so that the sums are the same whoever
+    // is last, and write them to C: FIX_ROWS rows of our results at a time, the loads from a
+    // plane all in flight together.
+    constexpr int FIX_ROWS = 2 * PIECE;
+#pragma unroll 1
+    for (int i0 = 0; i0 < S::tm; i0 += FIX_ROWS) {
+        real sum[FIX_ROWS][S::tn];
+        for (unsigned q = 0; q < piece.parts; q++) {
+            const real *plane = scratch.sums + q * (rows * n);
+#pragma unroll
+            for (int ii = 0; ii < FIX_ROWS; ii++) {
+                int i = i0 + ii;
+                size_t r = t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
+#pragma unroll
+                for (int p = 0; p < S::tn / PIECE; p++) {
+                    real v[PIECE];
+                    load_row<VB, PIECE>(v, plane, r, t.c0 + col0 + p * (LANES_N * PIECE), rows, n);
+#pragma unroll
+                    for (int x = 0; x < PIECE; x++)
+                        sum[ii][p * PIECE + x] = q == 0 ? v[x] : sum[ii][p * PIECE + x] + v[x];
+                }
+            }
+        }
+#pragma unroll
+        for (int ii = 0; ii < FIX_ROWS; ii++) {
+            int i = i0 + ii;
+            size_t r = scratch.row0 + t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
+#pragma unroll
+            for (int p = 0; p < S::tn / PIECE; p++)
+                store_row<VB, PIECE>(c, &sum[ii][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
+                                     m, n);
+        }
+    }
+}
+
+// Longest piece first; equal ones in the order of the tiles and of k.
+static int longer_piece_first(const void *x, const void *y) {
+    const streamk_piece *p = (const streamk_piece *)x, *q = (const streamk_piece *)y;
+    if (p->steps != q->steps) return p->steps > q->steps ? -1 : 1;
+    if (p->tile != q->tile) return p->tile < q->tile ? -1 : 1;
+    return p->part < q->part ? -1 : p->part > q->part;
+}
+
+// The plan, for `wave` blocks at once: the last tile_count % wave tiles are cut into pieces.
+template <class S>
+static void streamk_plan(matmul_problem *p, unsigned wave) {
+    unsigned tile_count = tiles(p->m, p->n, S::bm, S::bn);
+    size_t k_tiles = ceil_div(p->k, S::bk);
+    size_t last = tile_count % wave;  // R
+    if ((wave - last) * k_tiles / wave < STREAMK_MIN_GAIN) last = 0;  // not worth cutting
+    p->sk_whole = tile_count - (unsigned)last;
+    size_t steps = last * k_tiles;
+    size_t runs = min(min((size_t)wave, last * STREAMK_MAX_SHARE), steps);  // G
+    // Every run is one piece, or two where it crosses into the next tile: at most G + R.
+    streamk_piece *piece = (streamk_piece *)host_alloc((runs + last + 1) * sizeof *piece,
+                                                       "v13's plan");
+    unsigned count = 0, planes = 1;
+    for (size_t g = 0; g < runs; g++) {
+        size_t begin = g * steps / runs, end = (g + 1) * steps / runs;
+        for (size_t x = begin; x < end;) {
+            size_t tile = x / k_tiles, stop = min(end, (tile + 1) * k_tiles);
+            bool same_tile = count > 0 && piece[count - 1].tile == p->sk_whole + tile;
+            streamk_piece q = {p->sk_whole + (unsigned)tile, (unsigned)(x - tile * k_tiles),
+                               (unsigned)(stop - x), same_tile ? piece[count - 1].part + 1 : 0, 0};
+            piece[count++] = q;
+            x = stop;
+        }
+    }
+    // The pieces of a tile are neighbours in this list: count them.
+    for (unsigned i = 0, j; i < count; i = j) {
+        for (j = i; j < count && piece[j].tile == piece[i].tile; j++) {}
+        for (unsigned q = i; q < j; q++) piece[q].parts = j - i;
+        planes = max(planes, j - i);
+    }
+    qsort(piece, count, sizeof *piece, longer_piece_first);
+    p->sk_pieces = count;
+    if (count > 0) {
+        size_t tiles_per_row = ceil_div(p->n, S::bn);
+        p->sk_row0 = p->sk_whole / tiles_per_row * S::bm;
+        size_t plane_bytes = size_mul(size_mul(p->m - p->sk_row0, p->n), sizeof(real));
+        p->sk_piece = (streamk_piece *)gpu_alloc(count * sizeof *piece, "v13's plan");
+        CHECK(cudaMemcpy(p->sk_piece, piece, count * sizeof *piece, cudaMemcpyHostToDevice));
+        p->sk_sums = (real *)gpu_alloc(size_mul(planes, plane_bytes), "v13's partial sums");
+        p->sk_arrived = (unsigned *)gpu_alloc(last * sizeof(unsigned), "v13's counters");
+        CHECK(cudaMemset(p->sk_arrived, 0, last * sizeof(unsigned)));
+    }
+    free(piece);
+}
+
+template <class S, bool VB>
+static void launch_streamk_kernel(matmul_problem *p) {
+    matmul_v13_streamk<S, VB><<<p->sk_whole + p->sk_pieces, S::threads, S::smem>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k, p->sk_whole, p->sk_piece,
+        streamk_scratch{p->sk_sums, p->sk_row0, p->sk_arrived});
+}
+
+template <class S>
+static void launch_streamk(matmul_problem *p) {
+    static unsigned wave = 0;  // blocks the whole GPU runs at once
+    if (wave == 0) {
+        CHECK(cudaFuncSetAttribute(matmul_v13_streamk<S, true>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
+        CHECK(cudaFuncSetAttribute(matmul_v13_streamk<S, false>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
+        int per_sm = 0, device = 0, sms = 0;
+        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, matmul_v13_streamk<S, true>,
+                                                            S::threads, S::smem));
+        CHECK(cudaGetDevice(&device));
+        CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        wave = (unsigned)(per_sm * sms);
+    }
+    if (!p->sk_planned) streamk_plan<S>(p, wave), p->sk_planned = true;
+    if (p->n % VEC == 0) launch_streamk_kernel<S, true>(p);
+    else launch_streamk_kernel<S, false>(p);
+    CHECK_LAUNCH();
+}
+
+static void launch_v13(void *problem) { launch_streamk<tallwarp_shape>((matmul_problem *)problem); }
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -1058,6 +1326,7 @@ static const version versions[] = {
     {"v10", "tuned", launch_v10, 0},
     {"v11", "serpentine", launch_v11, 0},
     {"v12", "tallwarps", launch_v12, 0},
+    {"v13", "streamk", launch_v13, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -1294,6 +1563,9 @@ int main(int argc, char **argv) {
     CHECK(cudaFree((void *)p.a));
     CHECK(cudaFree((void *)p.b));
     CHECK(cudaFree(p.c));
+    CHECK(cudaFree(p.sk_piece));
+    CHECK(cudaFree(p.sk_sums));
+    CHECK(cudaFree(p.sk_arrived));
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.want), free(p.abs_row);
     free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
