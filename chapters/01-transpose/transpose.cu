@@ -12,9 +12,14 @@
 //   v5 ordered    blocks take tiles column by column, so the blocks running together write
 //                 neighbouring parts of out, as they already read neighbouring parts of in
 //   v6 tall       128 x 32 tiles: each warp writes 512 contiguous bytes of an output row
+//   v7 staged     all of a thread's loads go out before the first one is used: through
+//                 registers, so that no bounds check has to wait in a predicate register
+//   v8 wide       128 x 64 tiles, 32 elements a thread, now that they are all in flight
+//   v9 aligned    each warp-wide store starts on a 32-byte sector of out, so only the two
+//                 ends of an output run share a sector with another block
 //
 // Build and run:   make build/transpose && build/transpose            (8192 x 8192)
-//                  build/transpose -m 8191 -n 8193 -v v2,v6 --reps 50
+//                  build/transpose -m 8191 -n 8193 -v v2,v9 --reps 50
 //                  build/transpose --list | --help | --check-only | --save out/
 #include <string.h>
 
@@ -331,6 +336,181 @@ static void launch_v6(void *problem) {
     CHECK_LAUNCH();
 }
 
+// ---- v7 staged ----------------------------------------------------------------------------------
+
+// v6's tile and order; what changes is when the loads go out. In v6 each element is guarded by
+// one `if` around its load and its shared-memory store, so the compiler must keep every
+// element's condition in a predicate register until the store; a thread has seven of them. The
+// SASS of v6 (make sass CH=01-transpose) shows the result: the 16 loads go out in batches of
+// three to six, each batch stored before the next is loaded. Here each load keeps its own
+// condition (an element outside the matrix becomes a 0 that is never written out), so its
+// predicate is dead as soon as the load is issued, and all 16 loads go out back to back. The
+// shared-memory store is unconditional: a tile slot is always there. The second half gets the
+// same treatment: its shared-memory reads are unconditional, only the global stores are guarded.
+__global__ void transpose_v7_staged(const float *__restrict__ in, float *__restrict__ out,
+                                    size_t m, size_t n) {
+    __shared__ float tile[TALL_ROWS][TALL_COLS + 1];
+    tile_origin t = block_tile_by_column(m, TALL_ROWS, TALL_COLS);
+    float v[TALL_ROWS / BLOCK_ROWS][TALL_COLS / TILE];  // this thread's elements, in flight
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TALL_COLS; x += TILE) {
+            size_t r = t.r0 + threadIdx.y + y, c = t.c0 + threadIdx.x + x;
+            v[y / BLOCK_ROWS][x / TILE] = (r < m && c < n) ? in[r * n + c] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TALL_COLS; x += TILE)
+            tile[threadIdx.y + y][threadIdx.x + x] = v[y / BLOCK_ROWS][x / TILE];
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    float w[TALL_COLS / BLOCK_ROWS][TALL_ROWS / TILE];  // this thread's outputs
+#pragma unroll
+    for (int y = 0; y < TALL_COLS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TALL_ROWS; x += TILE)
+            w[y / BLOCK_ROWS][x / TILE] = tile[threadIdx.x + x][threadIdx.y + y];
+    }
+#pragma unroll
+    for (int y = 0; y < TALL_COLS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TALL_ROWS; x += TILE) {
+            size_t out_r = t.c0 + threadIdx.y + y, out_c = t.r0 + threadIdx.x + x;
+            if (out_r < n && out_c < m) out[out_r * m + out_c] = w[y / BLOCK_ROWS][x / TILE];
+        }
+    }
+}
+
+static void launch_v7(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v7_staged<<<tiles(p->m, p->n, TALL_ROWS, TALL_COLS), block>>>(p->in, p->out, p->m,
+                                                                           p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v8 wide ------------------------------------------------------------------------------------
+
+// v7 with a tile twice as wide: 128 x 64, 32 elements a thread. Before v7 a bigger tile bought
+// little, because the loads went out a few at a time whatever their number; now all 32 are in
+// flight at once. Each warp reads 256 contiguous bytes of an input row (two loads) and still
+// writes 512 of an output row, and a block moves twice the bytes per barrier.
+#define WIDE_COLS 64  // 128 x (64 + 1) floats: 32.5 KiB of shared memory a block
+
+__global__ void transpose_v8_wide(const float *__restrict__ in, float *__restrict__ out,
+                                  size_t m, size_t n) {
+    __shared__ float tile[TALL_ROWS][WIDE_COLS + 1];
+    tile_origin t = block_tile_by_column(m, TALL_ROWS, WIDE_COLS);
+    float v[TALL_ROWS / BLOCK_ROWS][WIDE_COLS / TILE];  // this thread's elements, in flight
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < WIDE_COLS; x += TILE) {
+            size_t r = t.r0 + threadIdx.y + y, c = t.c0 + threadIdx.x + x;
+            v[y / BLOCK_ROWS][x / TILE] = (r < m && c < n) ? in[r * n + c] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < WIDE_COLS; x += TILE)
+            tile[threadIdx.y + y][threadIdx.x + x] = v[y / BLOCK_ROWS][x / TILE];
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    float w[WIDE_COLS / BLOCK_ROWS][TALL_ROWS / TILE];  // this thread's outputs
+#pragma unroll
+    for (int y = 0; y < WIDE_COLS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TALL_ROWS; x += TILE)
+            w[y / BLOCK_ROWS][x / TILE] = tile[threadIdx.x + x][threadIdx.y + y];
+    }
+#pragma unroll
+    for (int y = 0; y < WIDE_COLS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < TALL_ROWS; x += TILE) {
+            size_t out_r = t.c0 + threadIdx.y + y, out_c = t.r0 + threadIdx.x + x;
+            if (out_r < n && out_c < m) out[out_r * m + out_c] = w[y / BLOCK_ROWS][x / TILE];
+        }
+    }
+}
+
+static void launch_v8(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v8_wide<<<tiles(p->m, p->n, TALL_ROWS, WIDE_COLS), block>>>(p->in, p->out, p->m,
+                                                                         p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v9 aligned ---------------------------------------------------------------------------------
+
+// v8, with the output runs cut where the memory cuts them. A 128-float run of an output row
+// starts `shift` floats past a 32-byte sector when m is not a multiple of 8. v8 stores it in four
+// warp-wide pieces, each of which then begins and ends inside a sector shared with the next
+// piece: eight partly written sectors a run, each merged in L2. v9 starts its pieces on sector
+// boundaries instead: five pieces, the first and last short, and only the two ends of the run
+// share a sector (with the neighbouring tiles). The lanes of a piece that fall outside the run
+// read a clamped tile slot and store nothing. At sizes that are multiples of 8, shift is 0 and
+// the fifth piece stores nothing.
+#define SECTOR_FLOATS 8  // 32 bytes: the unit in which L2 and device memory move data
+
+__global__ void transpose_v9_aligned(const float *__restrict__ in, float *__restrict__ out,
+                                     size_t m, size_t n) {
+    __shared__ float tile[TALL_ROWS][WIDE_COLS + 1];
+    tile_origin t = block_tile_by_column(m, TALL_ROWS, WIDE_COLS);
+    float v[TALL_ROWS / BLOCK_ROWS][WIDE_COLS / TILE];  // this thread's elements, in flight
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < WIDE_COLS; x += TILE) {
+            size_t r = t.r0 + threadIdx.y + y, c = t.c0 + threadIdx.x + x;
+            v[y / BLOCK_ROWS][x / TILE] = (r < m && c < n) ? in[r * n + c] : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < WIDE_COLS; x += TILE)
+            tile[threadIdx.y + y][threadIdx.x + x] = v[y / BLOCK_ROWS][x / TILE];
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    // Piece x of a run covers tile rows j = x + lane - shift: x = 0 starts before the run,
+    // x = TALL_ROWS ends after it.
+    int shift[WIDE_COLS / BLOCK_ROWS];                      // per output row of this warp
+    float w[WIDE_COLS / BLOCK_ROWS][TALL_ROWS / TILE + 1];  // this thread's outputs
+#pragma unroll
+    for (int y = 0; y < WIDE_COLS; y += BLOCK_ROWS) {
+        size_t out_r = t.c0 + threadIdx.y + y;
+        shift[y / BLOCK_ROWS] = (int)((out_r * m + t.r0) % SECTOR_FLOATS);
+#pragma unroll
+        for (int x = 0; x <= TALL_ROWS; x += TILE) {
+            int j = x + (int)threadIdx.x - shift[y / BLOCK_ROWS];
+            w[y / BLOCK_ROWS][x / TILE] = tile[min(max(j, 0), TALL_ROWS - 1)][threadIdx.y + y];
+        }
+    }
+#pragma unroll
+    for (int y = 0; y < WIDE_COLS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x <= TALL_ROWS; x += TILE) {
+            int j = x + (int)threadIdx.x - shift[y / BLOCK_ROWS];
+            size_t out_r = t.c0 + threadIdx.y + y, out_c = t.r0 + j;
+            if (j >= 0 && j < TALL_ROWS && out_r < n && out_c < m)
+                out[out_r * m + out_c] = w[y / BLOCK_ROWS][x / TILE];
+        }
+    }
+}
+
+static void launch_v9(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v9_aligned<<<tiles(p->m, p->n, TALL_ROWS, WIDE_COLS), block>>>(p->in, p->out, p->m,
+                                                                            p->n);
+    CHECK_LAUNCH();
+}
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -343,6 +523,9 @@ static const version versions[] = {
     {"v4", "tile64", launch_v4, 0},
     {"v5", "ordered", launch_v5, 0},
     {"v6", "tall", launch_v6, 0},
+    {"v7", "staged", launch_v7, 0},
+    {"v8", "wide", launch_v8, 0},
+    {"v9", "aligned", launch_v9, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
