@@ -207,10 +207,11 @@ static void launch_v3(void *problem) {
 
 // ---- v4 tile64 ----------------------------------------------------------------------------------
 
-// A 64 x 64 tile for the same 256 threads: each thread moves 16 elements, so a block keeps
-// 16 KiB of loads in flight before its barrier instead of 4 KiB. Device memory needs many
-// bytes in flight to reach full bandwidth (bandwidth times latency: several MB across the
-// GPU), and fewer, larger tiles also halve the barriers per byte.
+// A 64 x 64 tile for the same 256 threads: each thread moves 16 elements, so a block has 16 KiB
+// of loads to issue before its barrier instead of 4 KiB. Device memory needs many bytes in
+// flight to reach full bandwidth (bandwidth times latency: several MB across the GPU), and
+// fewer, larger tiles also quarter the barriers per byte. (How many of the 16 loads really are
+// in flight at once is v7's subject.)
 #define TILE64 64  // 64 x (64 + 1) floats: 16.3 KiB of shared memory a block
 // TRY: move the tile in float4s (16-byte loads and stores). Is it faster? Why not?
 
@@ -300,8 +301,8 @@ static void launch_v5(void *problem) {
 // now reads 32 floats of an input row (128 bytes) and writes 128 floats of an output row (512
 // contiguous bytes, four warps' worth). When m is not a multiple of 8, rows of out do not start
 // on a 32-byte sector, and every warp-wide store begins and ends in a sector it shares with
-// another store; longer runs of writes mean fewer such seams per byte. Writes pay for seams more
-// than reads do: a read can fetch a sector twice from L2, a write must merge the two halves.
+// another store; longer runs mean fewer of those shared with another tile. Writes pay for seams
+// more than reads do: a read can fetch a sector twice from L2, a write must merge the parts.
 #define TALL_ROWS 128  // 128 x (32 + 1) floats: 16.5 KiB of shared memory a block
 #define TALL_COLS 32   // one warp across the tile's width
 
