@@ -1,8 +1,11 @@
 // gpu.cu: the device, memory, timing and the version loop (gpu.h).
 #include "gpu.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+
+#include "npy.h"
 
 #ifndef KL_FLAGS
 #define KL_FLAGS "unknown"
@@ -121,7 +124,8 @@ void bench_header(const options *o, const env_info *e) {
     if (o->input) printf("  input=%s", o->input);
     printf("\n%s: sm_%d%d, %d SMs, %d MHz, %.0f MB L2  |  reps=%d warmup=%d%s\n\n", e->gpu,
            e->cc_major, e->cc_minor, e->sms, e->sm_clock_mhz, e->l2_bytes / 1e6, o->reps,
-           o->warmup, o->check_only ? " (check only)" : "");
+           o->warmup,
+           o->verify ? " (verifying dumped outputs)" : o->check_only ? " (check only)" : "");
 }
 
 // Launches once on a poisoned output and checks the result.
@@ -136,6 +140,72 @@ static check_result run_and_check(const bench *b, const version *v) {
     return r;
 }
 
+// ---- grading: one process writes a version's output, another checks it --------------------------
+
+// --dump: the device output, byte for byte, into DIR/<tag><suffix>.
+static void dump_output(const char *dir, const bench *b, const char *tag, const char *suffix) {
+    if (npy_mkdir(dir) != 0) exit(KL_EXIT_USAGE);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s", dir, tag, suffix);
+    void *host = host_alloc(b->out_bytes, "the dumped output");
+    CHECK(cudaMemcpy(host, b->out, b->out_bytes, cudaMemcpyDeviceToHost));
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(host, 1, b->out_bytes, f) == b->out_bytes;
+    if (f) ok &= fclose(f) == 0;
+    free(host);
+    if (!ok) {
+        fprintf(stderr, "--dump: cannot write %s: %s\n", path, strerror(errno));
+        exit(KL_EXIT_USAGE);
+    }
+}
+
+// --verify: loads DIR/<tag><suffix> into the device output. Returns 1 when loaded, 0 when the
+// file is not there, -1 when it cannot be used; `why` says what was wrong.
+static int load_output(const char *dir, const bench *b, const char *tag, const char *suffix,
+                       char *why, size_t len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s%s", dir, tag, suffix);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, len, "cannot read %s: %s", path, strerror(errno));
+        return errno == ENOENT ? 0 : -1;
+    }
+    char *host = (char *)host_alloc(b->out_bytes + 1, "the output to verify");
+    size_t got = fread(host, 1, b->out_bytes + 1, f);  // one byte more: a longer file is wrong
+    fclose(f);
+    if (got != b->out_bytes) {
+        snprintf(why, len, "%s holds %s%zu bytes; the output is %zu", path,
+                 got > b->out_bytes ? "more than " : "", got > b->out_bytes ? b->out_bytes : got,
+                 b->out_bytes);
+        free(host);
+        return -1;
+    }
+    CHECK(cudaMemcpy(b->out, host, b->out_bytes, cudaMemcpyHostToDevice));
+    free(host);
+    return 1;
+}
+
+// Checks what --dump wrote for version v: its first output, which must be there, and the output
+// of its last timed launch, when it was timed. Nothing of v runs here. Returns 1 when both pass.
+static int verify_dumped(const options *o, const bench *b, const version *v) {
+    const char *suffixes[2] = {".out", ".timed.out"};
+    int ok = 1;
+    for (int s = 0; s < 2; s++) {
+        char why[4400] = "";
+        gpu_poison(b->out, b->out_bytes);
+        int loaded = load_output(o->verify, b, v->tag, suffixes[s], why, sizeof why);
+        if (loaded == 0 && s == 1) continue;  // a --check-only run times nothing
+        check_result r;
+        check_init(&r);
+        if (loaded == 1) b->check(b->problem, v, &r);
+        int good = loaded == 1 && check_ok(&r);
+        printf("%s verify %s%s%s%s\n", good ? "PASS" : "FAIL", v->tag, suffixes[s],
+               loaded == 1 ? "" : ": ", why);
+        ok &= good;
+    }
+    return ok;
+}
+
 int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
               const bool *selected, int count) {
     const char *ref_tag = NULL;
@@ -148,11 +218,17 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         if (!selected[i]) continue;
         const version *v = &table[i];
         int checked = !(v->flags & KL_UNCHECKED);
+        int ours = !(v->flags & KL_BASELINE);
+        if (o->verify && ours) {  // baselines run as usual: a check may compare with them
+            if (checked && !verify_dumped(o, b, v)) wrong = 1;
+            continue;
+        }
         check_result r = run_and_check(b, v);
         int ok = !checked || check_ok(&r);
         if (ok && o->save && b->save) b->save(b->problem, o->save, v->tag);
+        if (o->dump && ours && checked) dump_output(o->dump, b, v->tag, ".out");
         timing t = {NAN, NAN, NAN};
-        if (ok && !o->check_only) {
+        if (ok && !o->check_only && !o->verify) {
             t = time_launches(v, b->problem, o->warmup, o->reps, o->flush_l2);
             // The output now holds the last timed launch's result: check it again, so a
             // version that goes wrong while being timed cannot report a fast number.
@@ -164,6 +240,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
                 r = again;
                 ok = 0;
             }
+            if (o->dump && ours && checked) dump_output(o->dump, b, v->tag, ".timed.out");
         }
         if (ref_tag && strcmp(v->tag, ref_tag) == 0) ref_ms = t.median;
         result_row row;
@@ -174,7 +251,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         row.m = o->m;
         row.n = o->n;
         row.k = o->k;
-        row.reps = o->check_only ? 0 : o->reps;
+        row.reps = (o->check_only || o->verify) ? 0 : o->reps;
         row.ms_median = ok ? t.median : NAN;
         row.ms_min = ok ? t.min : NAN;
         row.ms_max = ok ? t.max : NAN;

@@ -54,12 +54,17 @@ int npy_write(const char *path, const char *descr, const size_t *shape, int ndim
     return 0;
 }
 
-int npy_save(const char *dir, const char *name, const char *descr, const size_t *shape,
-             int ndim, const void *data) {
+int npy_mkdir(const char *dir) {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "npy: cannot create %s: %s\n", dir, strerror(errno));
+        fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+int npy_save(const char *dir, const char *name, const char *descr, const size_t *shape,
+             int ndim, const void *data) {
+    if (npy_mkdir(dir) != 0) return -1;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.npy", dir, name);
     return npy_write(path, descr, shape, ndim, data);

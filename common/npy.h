@@ -14,6 +14,9 @@ extern "C" {
 int npy_save(const char *dir, const char *name, const char *descr, const size_t *shape,
              int ndim, const void *data);
 
+// Creates the folder `dir` unless it exists. Returns 0, or -1 after printing why.
+int npy_mkdir(const char *dir);
+
 // Writes the file at `path`; npy_save builds the path and calls this.
 int npy_write(const char *path, const char *descr, const size_t *shape, int ndim,
               const void *data);

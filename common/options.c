@@ -76,6 +76,10 @@ void options_usage(const options *o, FILE *out) {
     fprintf(out, "      --flush-l2     evict the L2 cache before every timed launch\n");
     fprintf(out, "      --csv FILE     append results to FILE (header when new)\n");
     fprintf(out, "      --save DIR     write inputs and outputs as .npy files into DIR\n");
+    fprintf(out, "      --dump DIR     write each version's raw output to DIR/<version>.out\n"
+                 "                     (and, after timing, DIR/<version>.timed.out)\n");
+    fprintf(out, "      --verify DIR   run no version of ours: check the outputs that --dump\n"
+                 "                     wrote into DIR (same sizes, seed and input)\n");
     fprintf(out, "      --list         list the versions and exit\n");
     fprintf(out, "      --self-test    test the CPU reference on tiny cases and exit (no GPU)\n");
     fprintf(out, "  -h, --help         this text\n\n");
@@ -85,7 +89,7 @@ void options_usage(const options *o, FILE *out) {
 
 // Long-only options get codes above the range of characters.
 enum { OPT_REPS = 256, OPT_WARMUP, OPT_SEED, OPT_INPUT, OPT_CHECK_ONLY, OPT_FLUSH_L2, OPT_CSV,
-       OPT_SAVE, OPT_LIST, OPT_SELF_TEST };
+       OPT_SAVE, OPT_DUMP, OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
 
 int options_parse(options *o, int argc, char **argv) {
     static const struct option longs[] = {
@@ -94,7 +98,8 @@ int options_parse(options *o, int argc, char **argv) {
         {"seed", required_argument, NULL, OPT_SEED}, {"input", required_argument, NULL, OPT_INPUT},
         {"check-only", no_argument, NULL, OPT_CHECK_ONLY},
         {"flush-l2", no_argument, NULL, OPT_FLUSH_L2}, {"csv", required_argument, NULL, OPT_CSV},
-        {"save", required_argument, NULL, OPT_SAVE}, {"list", no_argument, NULL, OPT_LIST},
+        {"save", required_argument, NULL, OPT_SAVE}, {"dump", required_argument, NULL, OPT_DUMP},
+        {"verify", required_argument, NULL, OPT_VERIFY}, {"list", no_argument, NULL, OPT_LIST},
         {"self-test", no_argument, NULL, OPT_SELF_TEST}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -148,6 +153,8 @@ int options_parse(options *o, int argc, char **argv) {
         case OPT_FLUSH_L2: o->flush_l2 = true; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_SAVE: o->save = optarg; break;
+        case OPT_DUMP: o->dump = optarg; break;
+        case OPT_VERIFY: o->verify = optarg; break;
         case OPT_LIST: o->list = true; break;
         case OPT_SELF_TEST: o->self_test = true; break;
         case 'h': options_usage(o, stdout); return -1;
@@ -163,6 +170,11 @@ int options_parse(options *o, int argc, char **argv) {
     }
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", o->program, argv[optind]);
+        return KL_EXIT_USAGE;
+    }
+    if (o->dump && o->verify) {
+        fprintf(stderr, "%s: --dump and --verify: one process writes outputs, another checks "
+                "them; give one of the two\n", o->program);
         return KL_EXIT_USAGE;
     }
     return KL_EXIT_OK;

@@ -115,13 +115,19 @@ static void test_options(void) {
     const char *bad[] = {"-n 0", "-n -3", "-n abc", "-n 12x", "-n 1e3", "-n", "-n 2147483648",
                          "-n 99999999999999999999999", "-k 4", "--reps 0", "--reps -1",
                          "--warmup x", "--seed -1", "--input nope", "--bogus", "-q", "extra",
-                         "--seed 18446744073709551616", "-n ''"};
+                         "--seed 18446744073709551616", "-n ''", "--dump", "--verify",
+                         "--dump d --verify d"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char what[128];
         o = defaults();
         snprintf(what, sizeof what, "options: '%s' is a usage error", bad[i]);
         expect(parse(&o, bad[i]) == KL_EXIT_USAGE, what);
     }
+    o = defaults();
+    expect(parse(&o, "--dump d1") == 0 && strcmp(o.dump, "d1") == 0 && !o.verify, "options: --dump");
+    o = defaults();
+    expect(parse(&o, "--verify d2") == 0 && strcmp(o.verify, "d2") == 0 && !o.dump,
+           "options: --verify");
     o = defaults();
     expect(parse(&o, "-n 2147483647") == 0 && o.n == 2147483647u, "options: the largest size");
     o = defaults();
