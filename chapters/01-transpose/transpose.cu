@@ -127,6 +127,7 @@ static void launch_v0(void *problem) {
 
 __global__ void transpose_v1_tiled(const float *__restrict__ in, float *__restrict__ out,
                                    size_t m, size_t n) {
+    // EXERCISE: tiled begin
     __shared__ float tile[TILE][TILE];  // tile: TILE x TILE floats, 4 KiB
     tile_origin t = block_tile(n, TILE, TILE);
     size_t r = t.r0 + threadIdx.y, c = t.c0 + threadIdx.x;
@@ -135,6 +136,7 @@ __global__ void transpose_v1_tiled(const float *__restrict__ in, float *__restri
     // Swap roles: threadIdx.x now runs along a row of out, that is, along a column of the tile.
     size_t out_r = t.c0 + threadIdx.y, out_c = t.r0 + threadIdx.x;
     if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[threadIdx.x][threadIdx.y];
+    // EXERCISE: tiled end
 }
 
 static void launch_v1(void *problem) {
@@ -151,6 +153,7 @@ static void launch_v1(void *problem) {
 // and the warp reads them in one go.
 __global__ void transpose_v2_padded(const float *__restrict__ in, float *__restrict__ out,
                                     size_t m, size_t n) {
+    // EXERCISE: padded begin
     __shared__ float tile[TILE][TILE + 1];  // tile: TILE x (TILE + 1) floats
     tile_origin t = block_tile(n, TILE, TILE);
     size_t r = t.r0 + threadIdx.y, c = t.c0 + threadIdx.x;
@@ -158,6 +161,7 @@ __global__ void transpose_v2_padded(const float *__restrict__ in, float *__restr
     __syncthreads();  // the whole tile is loaded before anyone reads a column of it
     size_t out_r = t.c0 + threadIdx.y, out_c = t.r0 + threadIdx.x;
     if (out_r < n && out_c < m) out[out_r * m + out_c] = tile[threadIdx.x][threadIdx.y];
+    // EXERCISE: padded end
 }
 
 static void launch_v2(void *problem) {

@@ -45,6 +45,9 @@
 #define FULL_CHECK_MAX 1024
 #define SAMPLE_ROWS 64
 
+// The largest padding any version asks for (v2 on); the padded buffers are allocated for it.
+#define PAD_MAX 64
+
 // The problem every version sees. d and r are n x n, row-major, on the device. dp and tp are
 // d and its transpose padded with +inf to np x np, where each version chooses np (v2 on).
 typedef struct {
@@ -194,12 +197,14 @@ static void launch_v0(void *problem) {
 // floats that every thread of a half-warp shares (a broadcast), and it writes 16 floats of a row.
 __global__ void shortcut_v1_coalesced(const float *__restrict__ d, float *__restrict__ r,
                                       size_t n) {
+    // EXERCISE: coalesced begin
     size_t j = (size_t)blockIdx.x * NAIVE + threadIdx.x;  // j in [0, n), fastest across the warp
     size_t i = (size_t)blockIdx.y * NAIVE + threadIdx.y;  // i in [0, n)
     if (i >= n || j >= n) return;
     float v = INFINITY;
     for (size_t k = 0; k < n; k++) v = fminf(v, d[i * n + k] + d[k * n + j]);
     r[i * n + j] = v;
+    // EXERCISE: coalesced end
 }
 
 static void launch_v1(void *problem) {
@@ -218,8 +223,6 @@ static void launch_v1(void *problem) {
 // reads and the writes of a warp are 128 contiguous bytes.
 #define PAD_TILE 32  // a warp across a tile row
 #define PAD_ROWS 8   // 32 x 8 threads move the 32 x 32 tile, four elements each
-// The largest padding any version asks for; the padded buffers are allocated for it.
-#define PAD_MAX 64
 
 __global__ void shortcut_pad(const float *__restrict__ d, float *__restrict__ dp,
                              float *__restrict__ tp, size_t n, size_t np) {
@@ -284,6 +287,7 @@ __device__ __forceinline__ int own(int u, int c) { return (u / VEC) * HALF + VEC
 __global__ void __launch_bounds__(RB_THREADS *RB_THREADS, 1)
     shortcut_v2_regblock(const float *__restrict__ dp, const float *__restrict__ tp,
                          float *__restrict__ r, size_t n, size_t np) {
+    // EXERCISE: regblock begin
     int tx = threadIdx.x, ty = threadIdx.y;
     size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
     float v[RB][RB];
@@ -308,6 +312,7 @@ __global__ void __launch_bounds__(RB_THREADS *RB_THREADS, 1)
             size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
             if (i < n && j < n) r[i * n + j] = v[u][w];  // the padding is computed, not stored
         }
+    // EXERCISE: regblock end
 }
 
 static void launch_v2(void *problem) {

@@ -265,6 +265,7 @@ __device__ __forceinline__ real load_or_zero(const real *x, size_t r, size_t c, 
 
 __global__ void matmul_v2_tiled(const real *a, const real *b, real *c, size_t m, size_t n,
                                 size_t k) {
+    // EXERCISE: tiled begin
     __shared__ real as[TILE][TILE];  // as[row][kk]: TILE x TILE of A
     __shared__ real bs[TILE][TILE];  // bs[kk][col]: TILE x TILE of B
     tile_origin t = block_tile(n, TILE, TILE);
@@ -281,6 +282,7 @@ __global__ void matmul_v2_tiled(const real *a, const real *b, real *c, size_t m,
         __syncthreads();  // everyone is done with the tiles before they are overwritten
     }
     if (r < m && col < n) c[r * n + col] = acc;
+    // EXERCISE: tiled end
 }
 
 static void launch_v2(void *problem) {
@@ -299,6 +301,7 @@ static void launch_v2(void *problem) {
 // go to shared memory.
 __global__ void matmul_v3_prefetch(const real *a, const real *b, real *c, size_t m, size_t n,
                                    size_t k) {
+    // EXERCISE: prefetch begin
     __shared__ real as[TILE][TILE];
     __shared__ real bs[TILE][TILE];
     tile_origin t = block_tile(n, TILE, TILE);
@@ -318,6 +321,7 @@ __global__ void matmul_v3_prefetch(const real *a, const real *b, real *c, size_t
         __syncthreads();  // everyone is done with the tiles before they are overwritten
     }
     if (r < m && col < n) c[r * n + col] = acc;
+    // EXERCISE: prefetch end
 }
 
 static void launch_v3(void *problem) {
@@ -423,8 +427,9 @@ static void launch_v5(void *problem) {
 
 // Each thread computes a TM x TN block: per kk it loads TM values of A and TN of B into
 // registers and does TM * TN FMAs with them, 64 FMAs for 16 loads. The 128 x 128 tile also
-// halves the global traffic per FMA of v5's 64 x 64 one. The price is 64 accumulators per
-// thread: about 128 registers, so two 256-thread blocks per SM.
+// halves the global traffic per FMA of v5's 64 x 64 one. The price is registers: 64
+// accumulators plus the fragments and addresses, so few that an SM holds a single 256-thread
+// block (make EXTRA_NVFLAGS="-Xptxas -v" prints the count).
 #define BM 128  // tile rows
 #define BN 128  // tile columns
 #define BK 8    // tile depth
@@ -447,6 +452,7 @@ constexpr int rb_unroll = BK;
 
 __global__ void __launch_bounds__(RB_THREADS)
 matmul_v6_regblock(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
+    // EXERCISE: regblock begin
     __shared__ real as[BM][BK];  // as[row][kk]
     __shared__ real bs[BK][BN];  // bs[kk][col]
     tile_origin t = block_tile(n, BM, BN);
@@ -511,6 +517,7 @@ matmul_v6_regblock(const real *a, const real *b, real *c, size_t m, size_t n, si
             if (r < m && cc < n) c[r * n + cc] = acc[i][j];
         }
     }
+    // EXERCISE: regblock end
 }
 
 static void launch_v6(void *problem) {

@@ -177,6 +177,7 @@ static void launch_c1(void *problem) {
 // one word nearly every attempt fails, so the work per update grows with the contention, and
 // each attempt is a round trip to L2 that returns a value (atomicAdd need not return one).
 __device__ unsigned atomic_add_cas(unsigned *address, unsigned value) {
+    // EXERCISE: casint begin
     unsigned old = *address;  // a guess at the current value; the CAS tells us if it is stale
     unsigned seen;
     do {
@@ -184,6 +185,7 @@ __device__ unsigned atomic_add_cas(unsigned *address, unsigned value) {
         old = atomicCAS(address, seen, seen + value);
     } while (old != seen);  // somebody else got in first: try again from what they left
     return old;
+    // EXERCISE: casint end
 }
 
 __global__ void counters_c2_casint(unsigned *count, size_t n, unsigned m, unsigned step) {
@@ -331,12 +333,11 @@ static const version counter_versions[] = {
     {"c5", "aggregated", launch_c5, 0},
 };
 #define COUNTER_COUNT (int)(sizeof counter_versions / sizeof counter_versions[0])
-static const int counter_kind[COUNTER_COUNT] = {KIND_COUNT, KIND_COUNT, KIND_COUNT,
-                                                KIND_SUM,   KIND_MAX,   KIND_COUNT};
-
+// What a counter version computes: c3 sums floats, c4 takes a float maximum, the others count.
+// Told by the tag, not by the launch, so a check needs no launch (--verify).
 static int counter_kind_of(const char *tag) {
-    for (int i = 0; i < COUNTER_COUNT; i++)
-        if (strcmp(counter_versions[i].tag, tag) == 0) return counter_kind[i];
+    if (strcmp(tag, "c3") == 0) return KIND_SUM;
+    if (strcmp(tag, "c4") == 0) return KIND_MAX;
     return KIND_COUNT;
 }
 
@@ -385,7 +386,6 @@ typedef struct {
     void *cub_temp;  // CUB's scratch space, allocated once before anything is timed
     size_t cub_temp_bytes;
     int sms;
-    int blocks_per_sm[5];  // resident blocks per SM of v0..v4's kernels, from the occupancy API
 } histogram_problem;
 
 // ---- the CPU reference ------------------------------------------------------------------------
@@ -436,11 +436,30 @@ static void make_input(const char *input, uint64_t seed, uint8_t *x, size_t n) {
 #define HIST_THREADS 256
 #define HIST_WARPS (HIST_THREADS / 32)
 
-// Blocks for a kernel whose threads each take `per_thread` bytes per step of the loop: enough
+// How many blocks of `kernel` fit on one SM at once, from the occupancy API. Asked at a kernel's
+// first launch, which is the untimed one that is checked, and remembered, so a timed launch
+// only looks it up.
+static int resident_blocks(const void *kernel) {
+    enum { MAX_KERNELS = 8 };
+    static const void *known[MAX_KERNELS];
+    static int blocks[MAX_KERNELS];
+    int i = 0;
+    for (; i < MAX_KERNELS && known[i]; i++)
+        if (known[i] == kernel) return blocks[i];
+    if (i == MAX_KERNELS) {
+        fprintf(stderr, "atomics: more than %d histogram kernels\n", MAX_KERNELS);
+        exit(KL_EXIT_GPU);
+    }
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks[i], kernel, HIST_THREADS, 0));
+    known[i] = kernel;
+    return blocks[i];
+}
+
+// Blocks for `kernel` when its threads each take `per_thread` bytes per step of the loop: enough
 // to cover n, at most what fits on the GPU at once, at least one.
-static unsigned hist_blocks(const histogram_problem *p, int version, size_t per_thread) {
+static unsigned hist_blocks(const histogram_problem *p, const void *kernel, size_t per_thread) {
     size_t want = ceil_div(p->n, (size_t)HIST_THREADS * per_thread);
-    size_t most = (size_t)p->sms * p->blocks_per_sm[version];
+    size_t most = (size_t)p->sms * resident_blocks(kernel);
     return (unsigned)(want < 1 ? 1 : want < most ? want : most);
 }
 
@@ -469,7 +488,8 @@ __global__ void histogram_v0_global(const uint8_t *__restrict__ data, size_t n,
 static void launch_v0(void *problem) {
     histogram_problem *p = (histogram_problem *)problem;
     CHECK(cudaMemsetAsync(p->bins, 0, BINS * sizeof(unsigned)));  // every launch counts afresh
-    histogram_v0_global<<<hist_blocks(p, 0, 1), HIST_THREADS>>>(p->data, p->n, p->bins);
+    unsigned blocks = hist_blocks(p, (const void *)histogram_v0_global, 1);
+    histogram_v0_global<<<blocks, HIST_THREADS>>>(p->data, p->n, p->bins);
     CHECK_LAUNCH();
 }
 
@@ -488,6 +508,7 @@ __device__ void merge_bins(const unsigned *local, unsigned *bins) {
 
 __global__ void histogram_v1_privatized(const uint8_t *__restrict__ data, size_t n,
                                         unsigned *__restrict__ bins) {
+    // EXERCISE: privatized begin
     __shared__ unsigned local[BINS];  // the block's histogram: 1 KiB
     for (int b = threadIdx.x; b < BINS; b += blockDim.x) local[b] = 0;
     __syncthreads();  // clear before counting
@@ -496,12 +517,14 @@ __global__ void histogram_v1_privatized(const uint8_t *__restrict__ data, size_t
         atomicAdd(&local[data[i]], 1u);
     __syncthreads();  // every byte counted before the merge reads the bins
     merge_bins(local, bins);
+    // EXERCISE: privatized end
 }
 
 static void launch_v1(void *problem) {
     histogram_problem *p = (histogram_problem *)problem;
     CHECK(cudaMemsetAsync(p->bins, 0, BINS * sizeof(unsigned)));
-    histogram_v1_privatized<<<hist_blocks(p, 1, 1), HIST_THREADS>>>(p->data, p->n, p->bins);
+    unsigned blocks = hist_blocks(p, (const void *)histogram_v1_privatized, 1);
+    histogram_v1_privatized<<<blocks, HIST_THREADS>>>(p->data, p->n, p->bins);
     CHECK_LAUNCH();
 }
 
@@ -546,7 +569,8 @@ __global__ void histogram_v2_warps(const uint8_t *__restrict__ data, size_t n,
 static void launch_v2(void *problem) {
     histogram_problem *p = (histogram_problem *)problem;
     CHECK(cudaMemsetAsync(p->bins, 0, BINS * sizeof(unsigned)));
-    histogram_v2_warps<<<hist_blocks(p, 2, 16), HIST_THREADS>>>(p->data, p->n, p->bins);
+    unsigned blocks = hist_blocks(p, (const void *)histogram_v2_warps, 16);
+    histogram_v2_warps<<<blocks, HIST_THREADS>>>(p->data, p->n, p->bins);
     CHECK_LAUNCH();
 }
 
@@ -599,7 +623,8 @@ __global__ void histogram_v3_banked(const uint8_t *__restrict__ data, size_t n,
 static void launch_v3(void *problem) {
     histogram_problem *p = (histogram_problem *)problem;
     CHECK(cudaMemsetAsync(p->bins, 0, BINS * sizeof(unsigned)));
-    histogram_v3_banked<<<hist_blocks(p, 3, 16), HIST_THREADS>>>(p->data, p->n, p->bins);
+    unsigned blocks = hist_blocks(p, (const void *)histogram_v3_banked, 16);
+    histogram_v3_banked<<<blocks, HIST_THREADS>>>(p->data, p->n, p->bins);
     CHECK_LAUNCH();
 }
 
@@ -645,8 +670,8 @@ __global__ void histogram_v4_unrolled(const uint8_t *__restrict__ data, size_t n
 static void launch_v4(void *problem) {
     histogram_problem *p = (histogram_problem *)problem;
     CHECK(cudaMemsetAsync(p->bins, 0, BINS * sizeof(unsigned)));
-    histogram_v4_unrolled<<<hist_blocks(p, 4, 16 * UNROLL), HIST_THREADS>>>(p->data, p->n,
-                                                                           p->bins);
+    unsigned blocks = hist_blocks(p, (const void *)histogram_v4_unrolled, 16 * UNROLL);
+    histogram_v4_unrolled<<<blocks, HIST_THREADS>>>(p->data, p->n, p->bins);
     CHECK_LAUNCH();
 }
 
@@ -793,13 +818,6 @@ static int run_histogram(const options *o, const env_info *env, const bool *sele
     p.bins = (unsigned *)gpu_alloc(BINS * sizeof(unsigned), "the bins");
     p.cub_temp = gpu_alloc(p.cub_temp_bytes > 0 ? p.cub_temp_bytes : 1, "CUB's scratch space");
     p.host_data = (uint8_t *)host_alloc(p.n, "the input bytes");
-    const void *kernels[5] = {(const void *)histogram_v0_global,
-                              (const void *)histogram_v1_privatized,
-                              (const void *)histogram_v2_warps, (const void *)histogram_v3_banked,
-                              (const void *)histogram_v4_unrolled};
-    for (int k = 0; k < 5; k++)
-        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p.blocks_per_sm[k], kernels[k],
-                                                            HIST_THREADS, 0));
 
     make_input(o->input, o->seed, p.host_data, p.n);
     CHECK(cudaMemcpy((void *)p.data, p.host_data, p.n, cudaMemcpyHostToDevice));

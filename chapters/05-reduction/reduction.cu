@@ -373,14 +373,17 @@ static void launch_v6(void *problem) {
 
 // Lane 0 ends with the sum of the warp's 32 values (the other lanes hold partial sums).
 __device__ float warp_sum(float v) {
+    // EXERCISE: shuffle begin
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
     return v;
+    // EXERCISE: shuffle end
 }
 
 // Thread 0 ends with the sum of the block's values. All BLOCK threads must call it.
 template <unsigned BLOCK>
 __device__ float block_sum(float v) {
+    // EXERCISE: shuffle begin
     __shared__ float warp_sums[BLOCK / 32];  // one per warp
     unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     v = warp_sum(v);
@@ -389,6 +392,7 @@ __device__ float block_sum(float v) {
     v = 0.0f;
     if (warp == 0) v = warp_sum(lane < BLOCK / 32 ? warp_sums[lane] : 0.0f);
     return v;
+    // EXERCISE: shuffle end
 }
 
 template <unsigned BLOCK>
@@ -423,6 +427,7 @@ static void launch_v7(void *problem) {
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, BLOCKS_PER_SM)
     reduction_v8_atomic(const float *__restrict__ in, float *__restrict__ out, size_t count) {
+    // EXERCISE: atomic begin
     const float4 *in4 = (const float4 *)in;  // cudaMalloc'd: 16-byte aligned
     size_t count4 = count / 4;
     size_t first = (size_t)blockIdx.x * BLOCK + threadIdx.x;
@@ -435,13 +440,16 @@ __global__ void __launch_bounds__(BLOCK, BLOCKS_PER_SM)
     if (first < count % 4) v += in[4 * count4 + first];
     v = block_sum<BLOCK>(v);
     if (threadIdx.x == 0) atomicAdd(out, v);
+    // EXERCISE: atomic end
 }
 
 static void launch_v8(void *problem) {
+    // EXERCISE: atomic begin
     reduction_problem *p = (reduction_problem *)problem;
     CHECK(cudaMemsetAsync(p->out, 0, sizeof(float)));  // the sum starts from zero every launch
     reduction_v8_atomic<THREADS><<<grid_for(p, p->n, 4), THREADS>>>(p->x, p->out, p->n);
     CHECK_LAUNCH();
+    // EXERCISE: atomic end
 }
 
 // ---- v9 inflight --------------------------------------------------------------------------------
