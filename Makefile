@@ -38,7 +38,8 @@ COMMON_HDRS := $(wildcard common/*.h common/*.cuh)
 # A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS.
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
-.PHONY: all run test bench plots sanitize profile sass clean help setup FORCE
+.PHONY: all run test bench plots sanitize profile sass clean help setup FORCE \
+        exercises starter grade grade-all grade-sample
 all: $(PROGRAMS) build/gpuinfo
 
 build build/common:
@@ -105,6 +106,31 @@ profile: all
 sass: all
 	@bash tests/sass.sh "$(CH)"
 
+# ---- classroom: exercises, starter kits and the grader (docs/instructors.md) ------------------
+# make starter CH=01-transpose EX=tiled DEST=kit; make grade CH=... EX=... SUB=file-or-kit OUT=dir;
+# make grade-all CH=... EX=... SUBS=dir-of-student-folders OUT=dir. The chapter's own flags and
+# libraries (chapter.mk) go with every build.
+GRADER      := python3 tests/grader/grade.py
+GRADE_TOPIC  = $(call topic,$(CH))
+GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(GENCODE)" --cflags="$($(GRADE_TOPIC)_FLAGS)" \
+               --libs="$($(GRADE_TOPIC)_LIBS)" $(if $(TIME_LIMIT),--time-limit=$(TIME_LIMIT))
+exercises:
+	@$(GRADER) list
+
+starter:
+	@$(GRADER) starter "$(CH)" "$(EX)" "$(DEST)" $(GRADE_BUILD)
+
+grade: all
+	@$(GRADER) grade "$(CH)" "$(EX)" "$(SUB)" "$(OUT)" $(GRADE_BUILD)
+
+grade-all: all
+	@$(GRADER) grade-all "$(CH)" "$(EX)" "$(SUBS)" "$(OUT)" $(GRADE_BUILD)
+
+# A small class graded on this GPU (the reference, the untouched kit, two planted bugs) into
+# plots/results/<gpu>/grading.txt: the sample and timings docs/instructors.md quotes.
+grade-sample: all
+	@$(GRADER) sample "$(CH)" "$(EX)" $(GRADE_BUILD)
+
 clean:
 	rm -rf build
 
@@ -117,6 +143,10 @@ help:
 	@echo "make sanitize   [CH=NN-topic] compute-sanitizer memcheck, racecheck, initcheck, synccheck"
 	@echo "make profile    CH=NN-topic V=vN  Nsight Compute with the chapter's metrics"
 	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
+	@echo "make exercises  list the classroom exercises"
+	@echo "make starter    CH=NN-topic EX=name DEST=dir  write a student's starter kit"
+	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"
+	@echo "make grade-all  CH=NN-topic EX=name SUBS=dir OUT=dir  grade a class, write gradebook.csv"
 	@echo "make setup      install what the plots need (run by test, bench and plots)"
 	@echo "make clean      remove build/"
 	@echo "Variables: ARCH (now: $(ARCH)), NVCC, CUDA_HOME."

@@ -41,7 +41,8 @@ def size_key(row):
 
 
 def matches(row, filters):
-    return all(row.get(k) == v for k, v in filters.items())
+    """Whether a row has every filtered value; 'version=v0,v1' allows either."""
+    return all(row.get(k) in v.split(",") for k, v in filters.items())
 
 
 def parse_filters(words):

@@ -4,6 +4,10 @@ A chapter README marks a table like this (filters select rows, the words after |
     <!-- table 01-transpose m=8192 n=8192 | version idea ms gbps pct_of_baseline -->
     <!-- /table -->
 and the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
+An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
+table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
+answer key may hold tables too. A chapter README lists its exercises between <!-- exercises -->
+and <!-- /exercises -->.
 
 usage: tables.py [--check] [--gpu h200]
   --check: change nothing; print FAIL for each README whose tables differ from the CSVs."""
@@ -17,6 +21,10 @@ from common import (ROOT, UNITS, also_baseline, headline, matches, num, parse_fi
 
 TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
 SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
+RUBRIC = re.compile(r"(<!-- rubric -->\n)(.*?)(<!-- /rubric -->)", re.S)
+SAMPLE = re.compile(r"(<!-- grading sample -->\n)(.*?)(<!-- /grading sample -->)", re.S)
+EXERCISES = re.compile(r"(<!-- exercises( all)? -->\n)(.*?)(<!-- /exercises -->)", re.S)
+sys.path.insert(0, os.path.join(ROOT, "tests", "grader"))
 
 
 def pct_of(row, tag, rows):
@@ -157,11 +165,45 @@ def render_summary(gpu):
     return "\n".join(lines) + "\n"
 
 
+def render_rubric(path):
+    """The grading table of the exercise whose statement is at `path`, from its rubric.toml."""
+    import grade  # tests/grader: reading rubrics needs Python 3.11 (tomllib) or tomli
+    parts = os.path.normpath(path).split(os.sep)
+    return grade.rubric_text(grade.Exercise(parts[-4], parts[-2]))
+
+
+def render_exercises(path, every):
+    """The table of a chapter's exercises for its README at `path`, or of all of them."""
+    import grade
+    chapter = os.path.basename(os.path.dirname(path))
+    lines = ["| chapter | exercise | writes | what it teaches |" if every else
+             "| exercise | writes | what it teaches |", "|---|---|---|---|" if every else "|---|---|---|"]
+    for ex in grade.all_exercises():
+        link = os.path.relpath(os.path.join(ex.dir, "README.md"), os.path.dirname(path))
+        if every:
+            lines.append(f"| {ex.chapter} | [{ex.name}]({link}) | {ex.version} | {ex.title} |")
+        elif ex.chapter == chapter:
+            lines.append(f"| [{ex.name}]({link}) | {ex.version} | {ex.title} |")
+    return "\n".join(lines) + "\n"
+
+
+def render_sample(gpu):
+    """The grading sample that make grade-sample keeps in plots/results/<gpu>/grading.txt."""
+    path = os.path.join(ROOT, "plots", "results", gpu, "grading.txt")
+    if not os.path.exists(path):
+        return f"(no sample yet: make grade-sample on the {gpu})\n"
+    with open(path) as f:
+        text = f.read().rstrip("\n")
+    return f"From `plots/results/{gpu}/grading.txt`:\n\n```\n{text}\n```\n"
+
+
 def main():
     check = "--check" in sys.argv
     gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else "h200"
-    readmes = [os.path.join(ROOT, "README.md")] + sorted(
-        glob.glob(os.path.join(ROOT, "chapters", "*", "README.md")))
+    readmes = [os.path.join(ROOT, "README.md"), os.path.join(ROOT, "docs", "instructors.md")]
+    readmes += sorted(
+        glob.glob(os.path.join(ROOT, "chapters", "*", "README.md"))) + sorted(
+        glob.glob(os.path.join(ROOT, "chapters", "*", "exercises", "*", "*.md")))
     stale = 0
     for path in readmes:
         if not os.path.exists(path):
@@ -170,8 +212,13 @@ def main():
             text = f.read()
         new = TABLE.sub(lambda m: m.group(1) + render_table(m.group(2), gpu) + m.group(4), text)
         new = SUMMARY.sub(lambda m: m.group(1) + render_summary(m.group(2)) + m.group(4), new)
+        new = RUBRIC.sub(lambda m: m.group(1) + render_rubric(path) + m.group(3), new)
+        new = SAMPLE.sub(lambda m: m.group(1) + render_sample(gpu) + m.group(3), new)
+        new = EXERCISES.sub(lambda m: m.group(1) + render_exercises(path, bool(m.group(2))) +
+                            m.group(4), new)
         rel = os.path.relpath(path, ROOT)
-        count = len(TABLE.findall(text)) + len(SUMMARY.findall(text))
+        count = len(TABLE.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
+            len(EXERCISES.findall(text)) + len(SAMPLE.findall(text))
         if new == text:
             print(f"PASS tables in {rel} match the CSVs ({count} tables)")
         elif check:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: (a) unit tests of common/, (b) each chapter's CPU reference, (c) bad input and its
-# exit codes, (d) the plot scripts and README tables on the committed CSVs, (e) with a GPU,
-# every version of every chapter over its test sizes. Ends with "N passed, N failed".
+# exit codes, (d) the plot scripts and README tables on the committed CSVs, (e) the exercises,
+# their kits and the grader, (f) with a GPU, every version of every chapter over its test sizes,
+# and the grader on the GPU. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -110,7 +111,16 @@ else
     count_lines "plots" "$tmp/plots.log" $?
 fi
 
-echo "== (e) GPU sweep: every version at every test size"
+echo "== (e) exercises, starter kits and the grader"
+if python3 -c 'import tomllib' 2>/dev/null || python3 -c 'import tomli' 2>/dev/null; then
+    python3 tests/grader/test_grader.py cpu >"$tmp/grader.log" 2>&1
+    count_lines "grader" "$tmp/grader.log" $?
+    echo "   $(grep -c '^PASS' "$tmp/grader.log") checks"
+else
+    skip "exercises and grader: they need Python 3.11 or later (tomllib), or the tomli package"
+fi
+
+echo "== (f) GPU sweep: every version at every test size"
 if reason=$(gpu_present); then
     echo "   $(build/gpuinfo)"
     for d in $(chapters); do
@@ -139,6 +149,10 @@ PY
         fail "transpose --save"
     fi
     EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
+    echo "== (f) the grader on the GPU: reference solutions, untouched kits, planted bugs"
+    python3 tests/grader/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
+    count_lines "grader on the GPU" "$tmp/grader-gpu.log" $?
+    grep -E '^(PASS|FAIL|SKIP)' "$tmp/grader-gpu.log" | sed 's/^/   /'
 else
     skip "GPU sweep: $reason"
 fi
