@@ -85,10 +85,14 @@ class Exercise:
         self.source_path = os.path.join(ROOT, "chapters", chapter, self.topic + ".cu")
         if tomllib is None:
             raise UsageError("the grader needs Python 3.11 or later (tomllib), or the tomli package")
-        with open(os.path.join(self.dir, "rubric.toml"), "rb") as f:
-            self.rubric = tomllib.load(f)
-        self.title = self.rubric["title"]
-        self.version = self.rubric["version"]
+        path = os.path.join(self.dir, "rubric.toml")
+        try:
+            with open(path, "rb") as f:
+                self.rubric = tomllib.load(f)
+            self.title = self.rubric["title"]
+            self.version = self.rubric["version"]
+        except (tomllib.TOMLDecodeError, KeyError) as e:
+            raise UsageError(f"{os.path.relpath(path, ROOT)}: not a rubric ({e})") from None
 
     @property
     def label(self):
@@ -130,7 +134,8 @@ def find_exercise(chapter, name):
         raise UsageError("name the exercise: CH=NN-topic EX=name (make exercises lists them)")
     chapter = os.path.basename(chapter.rstrip("/"))
     path = os.path.join(ROOT, "chapters", chapter, "exercises", name, "rubric.toml")
-    if not os.path.exists(path):
+    if not re.fullmatch(r"[0-9][0-9]-[a-z0-9-]+", chapter) or not re.fullmatch(r"[a-z0-9-]+", name) \
+            or not os.path.exists(path):
         raise UsageError(f"no exercise {chapter}/{name} (make exercises lists them)")
     return Exercise(chapter, name)
 

@@ -100,6 +100,31 @@ def test_exercises():
     return exs
 
 
+def test_bad_input(tmp):
+    """The make targets' mistakes get one line and exit 2 (make reports "Error 2")."""
+    os.makedirs(os.path.join(tmp, "full"), exist_ok=True)
+    open(os.path.join(tmp, "full", "x"), "w").close()
+    cases = [(("exercises",), None),
+             (("starter", "CH=01-transpose", "EX=nosuch", f"DEST={tmp}/k"), "no exercise"),
+             (("starter", "CH=01-transpose", "EX=../tiled", f"DEST={tmp}/k"), "no exercise"),
+             (("starter", "CH=01-transpose", "EX=tiled"), "DEST"),
+             (("starter", "CH=01-transpose", "EX=tiled", f"DEST={tmp}/full"), "not empty"),
+             (("grade", "CH=01-transpose", "EX=tiled", f"OUT={tmp}/o"), "SUB"),
+             (("grade", "CH=01-transpose", "EX=tiled", f"SUB={tmp}/nothing", f"OUT={tmp}/o"),
+              "no submission"),
+             (("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={tmp}/full", f"OUT={tmp}/o"),
+              "no student folders")]
+    for args, word in cases:
+        p = make(*args)
+        lines = [l for l in p.stderr.split("\n") if l.startswith("grade:")]
+        if word is None:
+            check(p.returncode == 0, "make exercises exits 0")
+        else:
+            check(p.returncode != 0 and "Error 2" in p.stderr and len(lines) == 1 and word in lines[0],
+                  f"make {' '.join(args).replace(tmp, 'TMP')}: one line naming '{word}', exit 2",
+                  p.stderr)
+
+
 def test_kit(ex, tmp):
     dest = os.path.join(tmp, "kits", ex.label.replace("/", "-"))
     p = make("starter", f"CH={ex.chapter}", f"EX={ex.name}", f"DEST={dest}")
@@ -389,6 +414,7 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="kl-test-grader-") as tmp:
         if mode == "cpu":
             exs = test_exercises()
+            test_bad_input(tmp)
             test_splicer()
             test_secret_and_runs(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
