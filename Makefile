@@ -21,8 +21,9 @@ endif
 # -O3 and line info for the profiler; every warning is an error, spills included; no
 # fast-math: the results we check must be the arithmetic we wrote.
 # EXTRA_NVFLAGS adds to them for an experiment: make EXTRA_NVFLAGS="-Xptxas -v".
-NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Werror all-warnings \
-           -Xptxas -warn-spills -Icommon -Ibuild $(EXTRA_NVFLAGS)
+NVWARN  := -Xcompiler -Wall,-Wextra -Werror all-warnings
+NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) $(NVWARN) -Xptxas -warn-spills -Icommon -Ibuild \
+           $(EXTRA_NVFLAGS)
 CFLAGS  := -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Icommon
 
 # Chapters, in reading order: chapters/NN-topic/topic.cu builds to build/topic.
@@ -38,7 +39,7 @@ COMMON_HDRS := $(wildcard common/*.h common/*.cuh)
 # A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS.
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
-.PHONY: all run test bench plots sanitize profile sass clean help setup FORCE \
+.PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs FORCE \
         exercises starter grade grade-all grade-sample
 all: $(PROGRAMS) build/gpuinfo
 
@@ -62,9 +63,25 @@ build/common/gpu.o: common/gpu.cu $(COMMON_HDRS) build/kl_build.h | build/common
 build/gpuinfo: common/gpuinfo.cu $(COMMON_OBJS) | build
 	$(NVCC) $(NVFLAGS) -o $@ $< $(COMMON_OBJS)
 
+# Every GPU generation from Turing on that this toolkit knows. `make archs` compiles every
+# chapter for all of them at once, warnings as errors (make test does, so CI does): a change that
+# breaks an older or a newer GPU fails here, not on a student's machine. Register spills are
+# reported by the build for the GPU at hand, not here: on some architectures a few are expected.
+ARCHS_ALL   := sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
+ARCHS_KNOWN  = $(filter $(ARCHS_ALL),$(subst compute_,sm_,$(shell $(NVCC) --list-gpu-arch 2>/dev/null)))
+NVFLAGS_ALL  = -O3 -lineinfo -std=c++17 $(NVWARN) -Icommon -Ibuild $(EXTRA_NVFLAGS) \
+               $(foreach a,$(ARCHS_KNOWN),-gencode arch=compute_$(a:sm_%=%),code=$(a))
+
+print-archs:
+	@echo $(ARCHS_KNOWN)
+
 define CHAPTER_RULES
 build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
 	$$(NVCC) $$(NVFLAGS) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) $$($(2)_LIBS)
+archs: build/archs/$(2).ok
+build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_build.h
+	@mkdir -p build/archs && rm -f $$@
+	$$(NVCC) $$(NVFLAGS_ALL) $$($(2)_FLAGS) -c -o /dev/null $(1)/$(2).cu && touch $$@
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call CHAPTER_RULES,$(d),$(call topic,$(d)))))
 
@@ -143,6 +160,7 @@ help:
 	@echo "make sanitize   [CH=NN-topic] compute-sanitizer memcheck, racecheck, initcheck, synccheck"
 	@echo "make profile    CH=NN-topic V=vN  Nsight Compute with the chapter's metrics"
 	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
+	@echo "make archs      compile every chapter for every GPU generation ($(ARCHS_KNOWN))"
 	@echo "make exercises  list the classroom exercises"
 	@echo "make starter    CH=NN-topic EX=name DEST=dir  write a student's starter kit"
 	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"

@@ -34,6 +34,7 @@ void gpu_open(env_info *e) {
     e->cc_major = p.major;
     e->cc_minor = p.minor;
     e->sms = p.multiProcessorCount;
+    e->sm_threads = p.maxThreadsPerMultiProcessor;
     e->l2_bytes = (size_t)p.l2CacheSize;
     e->mem_bytes = p.totalGlobalMem;
     e->bus_width_bits = p.memoryBusWidth;

@@ -53,13 +53,15 @@ void options_usage(const options *o, FILE *out) {
     fprintf(out, "usage: %s [options]\n\n", o->program);
     fprintf(out, "Chapter %s. Runs the baselines and the selected versions, checks each one\n"
                  "against the CPU reference, times it and prints a table.\n\n", o->chapter);
-    if (strchr(o->sizes, 'm')) fprintf(out, "  -m M               rows (default %zu)\n", o->m);
+    if (strchr(o->sizes, 'm'))
+        fprintf(out, "  -m M               %s (default %zu)\n", o->m_means ? o->m_means : "rows",
+                o->m);
     if (strchr(o->sizes, 'n'))
         fprintf(out, "  -n N               %s (default %zu)\n",
-                strchr(o->sizes, 'm') ? "columns" : "size", o->n);
+                o->n_means ? o->n_means : "columns", o->n);
     if (strchr(o->sizes, 'k'))
         fprintf(out, "  -k K               %s (default %zu)\n",
-                strchr(o->sizes, 'm') ? "inner size" : "loop trips", o->k);
+                o->k_means ? o->k_means : "inner size", o->k);
     fprintf(out, "  -v, --version LIST versions to run: all, or tags, numbers or ideas such as\n"
                  "                     v0,v2 or 2 or padded (default %s; baselines always run)\n",
             o->versions);

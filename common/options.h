@@ -32,6 +32,8 @@ typedef struct {
     const char *chapter;           // "01-transpose"
     const char *sizes;             // which size flags it takes: "n", "mn" or "mnk"
     const char *const *inputs;     // NULL-terminated names accepted by --input, or NULL
+    const char *m_means, *n_means, *k_means;  // what each size counts, for --help: "counters";
+                                   // NULL for "rows", "columns" and "inner size"
     // Set by the command line (the chapter's defaults until then):
     size_t m, n, k;                // sizes; a flag the chapter does not take keeps 1
     const char *versions;          // -v LIST: "all", or tags/numbers such as "v0,v2"

@@ -86,6 +86,7 @@ int env_write(const char *csv_path, const env_info *e) {
     fprintf(f, "gpu,%s\n", e->gpu);
     fprintf(f, "compute_capability,%d.%d\n", e->cc_major, e->cc_minor);
     fprintf(f, "sm_count,%d\n", e->sms);
+    fprintf(f, "sm_threads,%d\n", e->sm_threads);
     fprintf(f, "sm_clock_mhz,%d\n", e->sm_clock_mhz);
     fprintf(f, "mem_clock_mhz,%d\n", e->mem_clock_mhz);
     fprintf(f, "mem_bus_bits,%d\n", e->bus_width_bits);

@@ -34,6 +34,8 @@ typedef struct {
 typedef struct {
     char gpu[256];
     int cc_major, cc_minor, sms, sm_clock_mhz, mem_clock_mhz, bus_width_bits;
+    int sm_threads;           // the most threads an SM holds at once: 2048 on an H100, 1536 on
+                              // an RTX 4090, 1024 on a T4; grids that fill the GPU use it
     size_t l2_bytes, mem_bytes;
     int driver_version, runtime_version;  // as CUDA encodes them: 13000 is 13.0
     const char *flags, *commit;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test: (a) unit tests of common/, (b) each chapter's CPU reference, (c) bad input and its
 # exit codes, (d) the plot scripts and README tables on the committed CSVs, (e) the exercises,
-# their kits and the grader, (f) with a GPU, every version of every chapter over its test sizes,
-# and the grader on the GPU. Ends with "N passed, N failed".
+# their kits and the grader, (f) every chapter built for every GPU generation, (g) with a GPU,
+# every version of every chapter over its test sizes, and the grader on the GPU. Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -109,6 +109,13 @@ if [ -f build/plots-skip ]; then
 else
     bash plots/plot.sh --out "$tmp/figures" >"$tmp/plots.log" 2>&1
     count_lines "plots" "$tmp/plots.log" $?
+    # twice, the same bytes: no date, version or random id in any figure file
+    bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
+    if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then
+        pass "figures: two runs of make plots write the same bytes ($(find "$tmp/figures" -type f | wc -l) files)"
+    else
+        fail "figures differ between two runs: $(echo "$differ" | head -n 3)"
+    fi
 fi
 
 echo "== (e) exercises, starter kits and the grader"
@@ -120,7 +127,20 @@ else
     skip "exercises and grader: they need Python 3.11 or later (tomllib), or the tomli package"
 fi
 
-echo "== (f) GPU sweep: every version at every test size"
+echo "== (f) every chapter compiles for every GPU generation the toolkit knows"
+make --no-print-directory -k -j"$(nproc)" archs >"$tmp/archs.log" 2>&1
+for d in $(chapters); do
+    for prog in $(programs "$d"); do
+        if [ -f "build/archs/$prog.ok" ]; then
+            pass "$prog builds for $(make -s --no-print-directory print-archs)"
+        else
+            fail "$prog does not build for every architecture:"
+            grep -m 5 -E 'error' "$tmp/archs.log" | sed 's/^/    /'
+        fi
+    done
+done
+
+echo "== (g) GPU sweep: every version at every test size"
 if reason=$(gpu_present); then
     echo "   $(build/gpuinfo)"
     for d in $(chapters); do
@@ -149,7 +169,7 @@ PY
         fail "transpose --save"
     fi
     EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
-    echo "== (f) the grader on the GPU: reference solutions, untouched kits, planted bugs"
+    echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
     python3 tests/grader/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
     count_lines "grader on the GPU" "$tmp/grader-gpu.log" $?
     grep -E '^(PASS|FAIL|SKIP)' "$tmp/grader-gpu.log" | sed 's/^/   /'

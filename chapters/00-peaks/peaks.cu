@@ -27,11 +27,10 @@
 #define DEFAULT_WARMUP 3
 #define DEFAULT_SEED 42
 
-// The arithmetic kernels: 256 threads a block and 8 blocks an SM, 64 warps an SM, the most a
-// Hopper SM holds. Many warps, each with several independent chains, keep every pipeline busy
-// however long its latency.
+// The arithmetic kernels: 256 threads a block and as many blocks an SM as it holds (8 on Hopper,
+// 64 warps). Many warps, each with several independent chains, keep every pipeline busy however
+// long its latency.
 #define PEAK_THREADS 256
-#define PEAK_BLOCKS_PER_SM 8
 // Independent chains per thread: the next instruction of a chain waits for the last one (about
 // 4 cycles), so a thread gives the scheduler CHAINS instructions it can issue back to back.
 // TRY: 1 or 2 chains, and see the FMA rate drop to what latency allows.
@@ -298,6 +297,8 @@ int main(int argc, char **argv) {
     o.program = "peaks";
     o.chapter = "00-peaks";
     o.sizes = "nk";
+    o.n_means = "floats the copies move";
+    o.k_means = "loop trips of the arithmetic kernels";
     o.m = 1, o.n = DEFAULT_N, o.k = DEFAULT_ITERS;
     o.versions = "all";
     o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;
@@ -313,7 +314,7 @@ int main(int argc, char **argv) {
     p.n = o.n;
     p.iters = (int)o.k;
     p.sms = env.sms;
-    p.threads = (size_t)env.sms * PEAK_BLOCKS_PER_SM * PEAK_THREADS;
+    p.threads = (size_t)env.sms * env.sm_threads;  // every SM full
     size_t bytes = size_mul(p.n, sizeof(float));
     gpu_require(size_mul(bytes, 2), "the two copy buffers");
     p.src = (float *)gpu_alloc(bytes, "the copy source");

@@ -592,6 +592,8 @@ int main(int argc, char **argv) {
     o.program = "transpose";
     o.chapter = "01-transpose";
     o.sizes = "mn";
+    o.m_means = "rows of the input";
+    o.n_means = "columns of the input";
     o.m = DEFAULT_M, o.n = DEFAULT_N, o.k = 1;
     o.versions = "all";
     o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;

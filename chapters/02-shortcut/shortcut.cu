@@ -89,10 +89,9 @@ static void shortcut_cpu(const float *d, float *want, size_t n, const size_t *ro
 // The inner loop of every version without its loads: one FADD and one FMNMX per pair, out of
 // registers, as in chapter 00's add+min microbenchmark. y steps down by 1/1024 (exact in binary)
 // and v keeps the smallest y, so neither instruction can be hoisted or folded. The grid fills
-// every SM with PEAK_BLOCKS_PER_SM blocks, and the trips add up to n^3 pairs (rounded up to a
+// every SM with as many blocks as it holds, and the trips add up to n^3 pairs (rounded up to a
 // multiple of CHAINS), so this row does the useful work of every version at the best rate.
 #define PEAK_THREADS 256
-#define PEAK_BLOCKS_PER_SM 8  // 64 warps an SM, the most a Hopper SM holds
 // Independent chains per thread: each chain waits about 4 cycles for its last result, so
 // CHAINS of them let the scheduler issue back to back.
 #define CHAINS 8
@@ -576,9 +575,29 @@ static void launch_v5(void *problem) {
 // no STS, while the block computes with the first; the buffers swap every tile, so a single
 // barrier a tile says both "the new tile has arrived" and "everyone is done with the old one".
 // The kernel takes the tile depth as a parameter for v7; v6 keeps v5's KT = 8 steps.
+// Before Ampere (sm_75) there is no cp.async: an ordinary copy through a register stands in, and
+// the commit and the wait have nothing to do.
 __device__ __forceinline__ void copy16_async(float *smem, const float *gmem) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    *reinterpret_cast<float4 *>(smem) = *reinterpret_cast<const float4 *>(gmem);
+#else
     unsigned to = (unsigned)__cvta_generic_to_shared(smem);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(gmem) : "memory");
+#endif
+}
+
+// Closes the group of copies issued so far.
+__device__ __forceinline__ void copy_commit() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// Waits until every copy this thread committed has landed.
+__device__ __forceinline__ void copy_wait_all() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
 }
 
 // Thread t's float4s of a depth x 64 tile of tp and of dp (the rows k0.. of both), as in v4:
@@ -594,7 +613,7 @@ __device__ __forceinline__ void copy_tile_async(float (*as)[BLOCK64], float (*bs
         copy16_async(&as[at.row][at.col], tp_k0 + at.row * np + at.col);
         copy16_async(&bs[at.row][at.col], dp_k0 + at.row * np + at.col);
     }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    copy_commit();
 }
 
 template <int DEPTH>
@@ -615,7 +634,7 @@ __global__ void shortcut_v6_async(const float *__restrict__ dp, const float *__r
         for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
     int buf = 0;  // the buffer that holds tile k0
     for (size_t k0 = 0; k0 < kp; k0 += DEPTH, buf ^= 1) {
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // this thread's copies landed
+        copy_wait_all();  // this thread's copies landed
         __syncthreads();  // all copies of tile k0 landed; everyone is done with tile k0 - DEPTH
         if (k0 + DEPTH < kp)  // into the buffer that tile k0 - DEPTH used
             copy_tile_async<DEPTH>(as[buf ^ 1], bs[buf ^ 1], tp + (k0 + DEPTH) * np + i0,
@@ -705,7 +724,7 @@ __device__ __forceinline__ void min3_kernel(const float *__restrict__ dp,
         for (int w = 0; w < RB; w++) v[u][w] = bits(INFINITY);
     int buf = 0;  // the buffer that holds tile k0
     for (size_t k0 = 0; k0 < kp; k0 += DEPTH, buf ^= 1) {
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // this thread's copies landed
+        copy_wait_all();  // this thread's copies landed
         __syncthreads();  // all copies of tile k0 landed; everyone is done with tile k0 - DEPTH
         if (k0 + DEPTH < kp)  // into the buffer that tile k0 - DEPTH used
             copy_tile_async<DEPTH>(as[buf ^ 1], bs[buf ^ 1], tp + (k0 + DEPTH) * np + i0,
@@ -966,6 +985,7 @@ int main(int argc, char **argv) {
     o.program = "shortcut";
     o.chapter = "02-shortcut";
     o.sizes = "n";
+    o.n_means = "the matrices are n x n";
     o.m = 1, o.n = DEFAULT_N, o.k = 1;
     o.versions = "all";
     o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;
@@ -980,7 +1000,7 @@ int main(int argc, char **argv) {
     shortcut_problem p = {};
     p.n = o.n;
     p.clock_hz = env.sm_clock_mhz * 1e6;
-    p.peak_threads = (size_t)env.sms * PEAK_BLOCKS_PER_SM * PEAK_THREADS;
+    p.peak_threads = (size_t)env.sms * env.sm_threads;  // every SM full
     size_t np = round_up(p.n, PAD_MAX);
     size_t bytes = size_mul(size_mul(p.n, p.n), sizeof(float));
     size_t padded = size_mul(size_mul(np, np), sizeof(float));

@@ -6,3 +6,8 @@ all: build/matmul-f64
 
 build/matmul-f64: chapters/03-matmul/matmul.cu $(COMMON_OBJS) $(COMMON_HDRS) | build
 	$(NVCC) $(NVFLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -o $@ $< $(COMMON_OBJS) $(matmul_LIBS)
+
+archs: build/archs/matmul-f64.ok
+build/archs/matmul-f64.ok: chapters/03-matmul/matmul.cu $(COMMON_HDRS) build/kl_build.h
+	@mkdir -p build/archs && rm -f $@
+	$(NVCC) $(NVFLAGS_ALL) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< && touch $@

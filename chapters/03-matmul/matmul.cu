@@ -1477,6 +1477,9 @@ int main(int argc, char **argv) {
     o.program = PROGRAM;
     o.chapter = "03-matmul";
     o.sizes = "mnk";
+    o.m_means = "rows of A and C";
+    o.n_means = "columns of B and C";
+    o.k_means = "columns of A, rows of B";
     o.inputs = inputs;
     o.input = "random";
     o.m = DEFAULT_M, o.n = DEFAULT_N, o.k = DEFAULT_K;

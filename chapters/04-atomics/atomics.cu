@@ -98,7 +98,6 @@ static void counters_cpu(size_t n, unsigned m, uint32_t *count, float *sum, floa
 // a = i % m is stepped by stride % m rather than divided: a 64-bit division costs dozens of
 // instructions, as many as the update itself.
 #define COUNTER_THREADS 256
-#define COUNTER_BLOCKS_PER_SM 8  // 2048 threads: a full SM, the most contention we can make
 
 // ---- c0 racy ------------------------------------------------------------------------------------
 
@@ -784,7 +783,8 @@ static int run_counters(const options *o, const env_info *env, const bool *selec
     p.want_count = (uint32_t *)host_alloc(bytes, "the reference counts");
     p.want_sum = (float *)host_alloc(bytes, "the reference sums");
     p.want_max = (float *)host_alloc(bytes, "the reference maxima");
-    p.blocks = (unsigned)(env->sms * COUNTER_BLOCKS_PER_SM);
+    // every SM as full as it gets (2048 threads on an H200): the most contention we can make
+    p.blocks = (unsigned)(env->sms * (env->sm_threads / COUNTER_THREADS));
     counters_cpu(p.n, p.m, p.want_count, p.want_sum, p.want_max);
 
     bench b = {};
@@ -853,7 +853,9 @@ int main(int argc, char **argv) {
     options o = {};
     o.program = "atomics";
     o.chapter = "04-atomics";
-    o.sizes = "mn";  // -n: bytes or updates; -m: the number of counters (counters part only)
+    o.sizes = "mn";
+    o.m_means = "counters (the counters part)";
+    o.n_means = "updates (counters), bytes (histogram)";
     o.inputs = inputs;
     o.input = "uniform";
     o.m = DEFAULT_M, o.n = DEFAULT_N, o.k = 1;

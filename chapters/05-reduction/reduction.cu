@@ -59,7 +59,7 @@ typedef struct {
     size_t partials_count, partials2_count;
     void *cub_temp;           // CUB's scratch, allocated once, outside the timed launches
     size_t cub_temp_bytes;
-    unsigned grid;            // blocks that fill the GPU once: SMs x BLOCKS_PER_SM
+    unsigned grid;            // blocks that fill the GPU once: SMs x the blocks an SM holds
     float *host_x;
     double want, abs_sum;     // the float64 reference sum and sum |x|
     double tol;               // how far a float32 sum may be from want
@@ -305,9 +305,18 @@ static void launch_v5(void *problem) {
 // array with the grid's stride, adding into a register: one load and one add per element, and
 // the tree once per thread at the end. A warp still reads 128 contiguous bytes per step. Two
 // passes: the block sums, then one block over them.
-// Blocks per SM: 2048 resident threads is the most an SM of compute capability 8.0 or 9.0
-// holds; __launch_bounds__ makes the compiler keep each kernel within the registers for it.
-#define BLOCKS_PER_SM (2048 / THREADS)
+// Blocks per SM: as many as an SM holds at once. __launch_bounds__ makes the compiler keep each
+// kernel within the registers for that many, so it needs the number at compile time, for each
+// architecture: 2048 threads an SM on compute capability 8.0, 9.0 and 10.0, 1536 on 8.6, 8.9
+// and 12.0 (the consumer GPUs), 1024 on 7.5. The grid is sized from the GPU itself (main).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define SM_THREADS 1024
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+#define SM_THREADS 1536
+#else
+#define SM_THREADS 2048
+#endif
+#define BLOCKS_PER_SM (SM_THREADS / THREADS)
 
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, BLOCKS_PER_SM)
@@ -651,6 +660,7 @@ int main(int argc, char **argv) {
     o.program = "reduction";
     o.chapter = "05-reduction";
     o.sizes = "n";
+    o.n_means = "floats to sum";
     o.inputs = inputs;
     o.input = inputs[0];
     o.m = 1, o.n = DEFAULT_N, o.k = 1;
@@ -666,7 +676,7 @@ int main(int argc, char **argv) {
 
     reduction_problem p = {};
     p.n = o.n;
-    p.grid = (unsigned)(env.sms * BLOCKS_PER_SM);
+    p.grid = (unsigned)(env.sms * (env.sm_threads / THREADS));
     // Pass 1 of v0-v2 leaves ceil(n / THREADS) sums, the most any version leaves; the
     // grid-stride versions leave at most `grid`. Pass 2 leaves at most ceil(that / THREADS).
     p.partials_count = ceil_div(p.n, THREADS);
