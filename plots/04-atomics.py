@@ -3,16 +3,16 @@
 Few counters means many threads on each one (contention); the curves show how each way of
 updating a counter copes. Reads the chapter's CSV by column name: the counter rows (versions
 c1..c5) give m (counters) and gflops (which that part of the program fills with G updates/s).
+c0 is not drawn: it loses updates, so its rate is not a result.
 
 usage: 04-atomics.py CSV OUT_DIR   ->   OUT_DIR/04-atomics-contention.svg and .png"""
-import csv
 import os
 import sys
 
-import matplotlib
+import matplotlib.ticker
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from common import gpu_of, num, read_csv
+from style import Looks, end_labels, plt, save
 
 
 def main():
@@ -20,33 +20,36 @@ def main():
         print(__doc__)
         return 2
     path, out_dir = sys.argv[1], sys.argv[2]
-    with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["version"][:1] == "c" and r["version"][1:].isdigit() and r["gflops"]]
-    # c0 is not a result (it loses updates), so it is not drawn
-    lines = {}
-    for r in rows:
-        if r["version"] == "c0":
-            continue
-        key = (r["version"], r["idea"])
-        lines.setdefault(key, []).append((int(r["m"]), float(r["gflops"])))
-    if not lines:
+    rows = [r for r in read_csv(path) if r["version"][:1] == "c" and r["version"][1:].isdigit()
+            and r["version"] != "c0" and num(r, "gflops")]
+    if not rows:
         print("no counter rows in", path)
         return 1
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (tag, idea), points in sorted(lines.items()):
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=f"{tag} {idea}")
+    tags = sorted({r["version"] for r in rows}, key=lambda t: int(t[1:]))
+    looks = Looks(tags)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    ends = []
+    for t in tags:
+        pts = sorted((int(r["m"]), num(r, "gflops")) for r in rows if r["version"] == t)
+        lk = looks[t]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=lk["color"], marker=lk["marker"],
+                ms=lk["ms"], lw=lk["lw"])
+        idea = next(r["idea"] for r in rows if r["version"] == t)
+        ends.append((pts[-1][1], f"{t} {idea}", lk))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("counters m (fewer = more threads per counter)")
-    ax.set_ylabel("G updates / s")
-    ax.set_title("Counter updates per second against contention (H200)")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
+    counters = sorted({int(r["m"]) for r in rows})
+    ax.set_xticks(counters, [f"{m:,}" for m in counters])
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(numticks=12))  # one tick a decade
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.minorticks_off()
+    ax.set_xlabel("counters m (fewer counters: more threads on each)")
+    ax.set_ylabel("G updates/s")
+    ax.grid(axis="y", color="#e6e6e6", lw=0.6)
+    ax.set_title(f"Counter updates per second against contention, {gpu_of(path)}", fontsize=9)
+    end_labels(ax, ends)
     os.makedirs(out_dir, exist_ok=True)
-    for ext in ("svg", "png"):
-        fig.savefig(os.path.join(out_dir, "04-atomics-contention." + ext))
+    save(fig, out_dir, "04-atomics-contention")
     return 0
 
 

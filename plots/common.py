@@ -24,6 +24,14 @@ def result_files(results_dir):
                   if not p.endswith(".env.csv"))
 
 
+def gpu_of(csv_path):
+    """The GPU a results CSV was measured on, from the .env.csv beside it ('' when unknown)."""
+    env = csv_path[:-len(".csv")] + ".env.csv"
+    if not os.path.exists(env):
+        return ""
+    return {r["key"]: r["value"] for r in read_csv(env)}.get("gpu", "")
+
+
 def chapter_of(csv_path):
     """'plots/results/h200/01-transpose.csv' -> '01-transpose'."""
     return os.path.basename(csv_path)[:-len(".csv")]
@@ -54,9 +62,20 @@ def headline_filters(chapter):
     """chapters/NN-topic/headline: the filters that pick a chapter's headline rows, such as
     'm=8192 n=8192' or 'n=1073741824 input=uniform'; {} when there is none."""
     filters = dict(_headline_file(chapter))
-    filters.pop("rate", None)
-    filters.pop("also", None)
+    for key in NOT_FILTERS:
+        filters.pop(key, None)
     return filters
+
+
+# Keys of a headline file that describe the chapter instead of picking rows: rate= (the column
+# its figures show), also= (a second baseline), bytes= (what GB/s counts, when not "read +
+# written") and ops= (what GFLOP/s counts, when not floating-point operations).
+NOT_FILTERS = ("rate", "also", "bytes", "ops")
+
+
+def headline_options(chapter):
+    """Every key=value of the chapter's headline file."""
+    return dict(_headline_file(chapter))
 
 
 def _headline_file(chapter):

@@ -7,93 +7,159 @@ Prints one PASS or FAIL line per figure."""
 import os
 import sys
 
-import matplotlib
+import matplotlib.patches
+import matplotlib.ticker
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
-
-from common import (UNITS, chapter_of, headline, num, rate_column, read_csv,  # noqa: E402
-                    result_files, size_key, size_label, sweep_rows)
-
-plt.rcParams.update({"figure.dpi": 110, "font.size": 9, "svg.hashsalt": "kernel-ladder",
-                     "axes.spines.top": False, "axes.spines.right": False})
-
-
-def save(fig, out_dir, name):
-    for ext in ("png", "svg"):
-        meta = {"Date": None} if ext == "svg" else {"Software": None}
-        fig.savefig(os.path.join(out_dir, f"{name}.{ext}"), bbox_inches="tight", metadata=meta)
-    plt.close(fig)
-    print(f"PASS figure {name}")
+from common import (chapter_of, gpu_of, headline, num, rate_column, read_csv, result_files, size_key,
+                    size_label, sweep_rows)
+from style import Looks, end_labels, is_ours, plt, rate_label, save, variant_of
 
 
 def gpu_name(results_dir):
-    env = os.path.join(results_dir, "00-peaks.env.csv")
-    for path in [env] + [p[:-4] + ".env.csv" for p in result_files(results_dir)]:
-        if os.path.exists(path):
-            return {r["key"]: r["value"] for r in read_csv(path)}.get("gpu", "")
-    return ""
+    paths = [os.path.join(results_dir, "00-peaks.csv")] + result_files(results_dir)
+    return next((g for g in map(gpu_of, paths) if g), "")
+
+
+def number(v):
+    return f"{v:,.0f}" if v >= 10 else f"{v:.2g}"
+
+
+def short_size(row):
+    """'8192 x 8192', or '2^28' for a large power of two along one dimension."""
+    dims = [int(d) for d in (row["m"], row["n"], row["k"]) if d != "1"] or [1]
+    if len(dims) == 1 and dims[0] >= 1 << 16 and dims[0] & (dims[0] - 1) == 0:
+        return f"2^{dims[0].bit_length() - 1}"
+    return size_label(row)
+
+
+def name(tag, rows):
+    """'v12 tallwarps', or just 'cublas' where the idea repeats the tag."""
+    idea = next((r["idea"] for r in rows if r["version"] == tag), "")
+    return tag if idea in ("", tag) else f"{tag} {idea}"
 
 
 def bars(chapter, rows, out_dir, gpu):
+    """One horizontal bar a version at the headline size, in ladder order from the top: its rate,
+    and its share of the baseline at the bar's end. A variant of a version (02's end-to-end
+    timing, "v3-e2e") is a hatched bar inside its version's. A bar far beyond the others (a
+    tensor-core baseline) is cut at the edge, with its value written there."""
     shown = [r for r in headline(chapter, rows) if r["ok"] != "no"]
     rate = rate_column(shown, chapter)
-    if not shown or not rate:
-        return
-    labels = [f'{r["version"]}\n{r["idea"]}' for r in shown]
-    values = [num(r, rate) or 0.0 for r in shown]
-    pcts = [num(r, "pct_of_baseline") for r in shown]
-    base = [r["version"] for r in shown if r.get("pct_of_baseline") in ("100", "100.0")]
-    # ours are versions v0, v1, ...; baselines (memcpy, cublas, cub, peak) are grey
-    colors = ["#3b6ea8" if r["version"][:1] == "v" and r["version"][1:2].isdigit() else "#9e9e9e"
-              for r in shown]
-    fig, ax = plt.subplots(figsize=(max(5, 0.75 * len(shown) + 1.5), 3.4))
-    bar = ax.bar(range(len(shown)), values, color=colors)
-    for b, p in zip(bar, pcts):
-        if p is not None:
-            ax.annotate(f"{p:.1f}%", (b.get_x() + b.get_width() / 2, b.get_height()),
-                        ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(shown)), labels, fontsize=8)
-    ax.set_ylabel(UNITS[rate])
-    ref = base[0] if base else "baseline"
-    ax.set_title(f"{chapter} at {size_label(shown[0])}, {gpu}: "
-                 f"rate, and % of {ref} above each bar", fontsize=9)
+    if not shown or not rate or not any(is_ours(r["version"]) for r in shown):
+        return  # 00-peaks draws its ceilings with a figure of its own (plots/00-peaks.py)
+    main = [r for r in shown if not variant_of(r["version"]) and num(r, rate)]
+    extra = {variant_of(r["version"])[0]: r for r in shown
+             if variant_of(r["version"]) and num(r, rate)}
+    looks = Looks([r["version"] for r in main])
+    values = [num(r, rate) for r in main]
+    ordered = sorted(values)
+    # cut a bar that is more than twice the next one (when that one is not tiny)
+    edge = ordered[-2] * 1.25 if len(ordered) > 2 and ordered[-1] > 2 * ordered[-2] else None
+    fig, ax = plt.subplots(figsize=(7.2, 0.3 * len(main) + 1.3))
+    ys = list(range(len(main)))[::-1]
+    base = next((r for r in main if num(r, "pct_of_baseline") == 100.0), None)
+    for y, r, v in zip(ys, main, values):
+        ours = is_ours(r["version"])
+        color = looks[r["version"]]["color"] if ours else "#c8c8c8"
+        shown_v = min(v, edge) if edge else v
+        ax.barh(y, shown_v, height=0.72, color=color, edgecolor="black" if not ours else color,
+                lw=0.6, hatch=None if ours else "..")
+        pct = num(r, "pct_of_baseline")
+        text = number(v) + (f"  {pct:.1f}%" if pct is not None else "")
+        if edge and v > edge:
+            text = f"{number(v)} (off scale)  {pct:.1f}%" if pct is not None else f"{number(v)} (off scale)"
+            ax.plot([shown_v * 0.985, shown_v * 1.0], [y - 0.36, y + 0.36], color="white", lw=3)
+        e = extra.get(r["version"])
+        if e:
+            ax.barh(y, num(e, rate), height=0.36, color="white", edgecolor="black", lw=0.5,
+                    hatch="////")
+            text += f"   ({variant_of(e['version'])[1]}: {number(num(e, rate))})"
+        ax.annotate(text, (shown_v, y), xytext=(4, 0), textcoords="offset points", va="center",
+                    fontsize=7, zorder=3, bbox=dict(facecolor="white", edgecolor="none", pad=0.2))
+    if extra:
+        kind = variant_of(next(iter(extra.values()))["version"])[1]
+        ax.legend(handles=[matplotlib.patches.Patch(facecolor="white", edgecolor="black",
+                                                    hatch="////", label=f"{kind}: the same version "
+                                                    f"timed end to end")],
+                  fontsize=7, frameon=False, loc="lower right")
+    if base is not None:
+        ax.axvline(num(base, rate), color="black", lw=0.8, ls=(0, (4, 2)), zorder=1)
+    ax.set_yticks(ys, [name(r["version"], main) for r in main], fontsize=8)
+    ax.set_xlabel(rate_label(chapter, rate))
+    right = max(min(v, edge) if edge else v for v in values)
+    ax.set_xlim(0, right * (1.5 if extra else 1.32))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ref = f", % of {base['version']} (dashed line) at each bar's end" if base is not None else ""
+    ax.set_title(f"{chapter} at {size_label(shown[0])}, {gpu}: rate{ref}", fontsize=9)
     save(fig, out_dir, f"{chapter}-bars")
 
 
 def sweep(chapter, rows, out_dir, gpu):
+    """Each version's rate over the problem sizes: a line over the square sizes (log axes), and,
+    when the chapter measured other shapes (odd or non-square), their points in a panel of their
+    own, on the same rate axis. Every line is named at its right end."""
     rate = rate_column(headline(chapter, rows), chapter)
     rows = sweep_rows(chapter, rows)
-    inputs = sorted({r.get("input", "") for r in rows}) or [""]
-    rows = [r for r in rows if r.get("input", "") == inputs[0] and r["ok"] != "no"]
-    rows = [r for r in rows if num(r, rate or "gbps") is not None]
-    # square shapes only (8192 x 8192, 4096^3): odd and rectangular shapes have their tables,
-    # and on one axis of element counts they would sit on top of the squares
-    rows = [r for r in rows if len({d for d in (r["m"], r["n"], r["k"]) if d != "1"}) <= 1]
-    sizes = sorted({size_key(r) for r in rows})
-    if not rate or len(sizes) < 2:
-        return
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    versions = list(dict.fromkeys(r["version"] for r in rows))
-    for v in versions:
-        pts = sorted((size_key(r), num(r, rate), size_label(r)) for r in rows
-                     if r["version"] == v and num(r, rate))
-        if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3,
-                    label=v + " " + next(r["idea"] for r in rows if r["version"] == v))
-    sizes = sorted({size_key(r) for r in rows})
+    inputs = list(dict.fromkeys(r.get("input", "") for r in rows)) or [""]
+    rows = [r for r in rows if r.get("input", "") == inputs[0] and r["ok"] != "no"
+            and not variant_of(r["version"]) and num(r, rate or "gbps") is not None]
+    square = [r for r in rows if len({d for d in (r["m"], r["n"], r["k"]) if d != "1"}) <= 1]
+    other = [r for r in rows if r not in square]
+    sizes = sorted({size_key(r) for r in square})
+    if not rate or len(sizes) < 2 or not any(is_ours(r["version"]) for r in rows):
+        return  # 00-peaks measures ceilings, not a ladder
+    tags = list(dict.fromkeys(r["version"] for r in rows))
+    looks = Looks(tags)
+    shapes = list(dict.fromkeys(size_label(r) for r in other))
+    widths = [3.2, 0.45 + 0.42 * len(shapes)] if shapes else [1]
+    fig, axes = plt.subplots(1, len(widths), sharey=True, figsize=(6.2 + 0.42 * len(shapes), 4.4),
+                             gridspec_kw={"width_ratios": widths, "wspace": 0.06})
+    axes = list(axes) if shapes else [axes]
+    ax = axes[0]
+    ends = []
+    for t in tags:
+        pts = sorted((size_key(r), num(r, rate)) for r in square if r["version"] == t)
+        if not pts:
+            continue
+        lk = looks[t]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=lk["color"], ls=lk["ls"],
+                lw=lk["lw"], marker=lk["marker"], ms=lk["ms"])
+        ends.append((pts[-1][1], name(t, rows), lk))
+    values = [num(r, rate) for r in rows]
+    for a in axes:
+        a.set_yscale("log" if max(values) / min(values) > 20 else "linear")
     ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
-    ax.set_xticks(sizes, [size_label(next(r for r in rows if size_key(r) == s)) for s in sizes],
+    one_dim = all(sum(d != "1" for d in (r["m"], r["n"], r["k"])) <= 1 for r in square)
+    ax.set_xticks(sizes, [short_size(next(r for r in square if size_key(r) == s)) for s in sizes],
                   rotation=30, fontsize=7, ha="right")
+    ax.set_xlabel("n" if one_dim else "square sizes")
+    for a in axes:
+        if a.get_yscale() == "log":
+            a.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        a.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.minorticks_off()
-    ax.set_ylabel(UNITS[rate])
-    ax.set_title(f"{chapter} over problem sizes, {gpu}" +
-                 (f" (input {inputs[0]})" if inputs[0] else ""), fontsize=9)
-    ax.legend(fontsize=7, ncol=2, frameon=False, bbox_to_anchor=(1.02, 1), loc="upper left")
+    ax.set_ylabel(rate_label(chapter, rate))
+    ax.grid(axis="y", color="#e6e6e6", lw=0.6)
+    if shapes:
+        side = axes[1]
+        for k, t in enumerate(tags):
+            lk = looks[t]
+            for i, shape in enumerate(shapes):
+                v = next((num(r, rate) for r in other if r["version"] == t and size_label(r) == shape),
+                         None)
+                if v is not None:
+                    x = i + (k - (len(tags) - 1) / 2) * 0.6 / max(1, len(tags))
+                    side.plot([x], [v], color=lk["color"], marker=lk["marker"] or "_",
+                              ms=lk["ms"] if lk["marker"] else 12, mew=1 if lk["marker"] else 2,
+                              ls="none")
+        side.set_xticks(range(len(shapes)), shapes, rotation=30, fontsize=7, ha="right")
+        side.set_xlim(-0.5, len(shapes) - 0.5)
+        side.set_xlabel("other shapes")
+        side.grid(axis="y", color="#e6e6e6", lw=0.6)
+        side.tick_params(axis="y", left=False)
+    end_labels(ax, ends, label_ax=axes[-1])
+    fig.suptitle(f"{chapter} over problem sizes, {gpu}" +
+                 (f" (input {inputs[0]})" if inputs[0] else ""), fontsize=9, y=0.98)
     save(fig, out_dir, f"{chapter}-sweep")
 
 

@@ -34,9 +34,9 @@ for res in plots/results/*/; do
         ch=$(basename "$csv" .csv)
         rows=$(mktemp)
         where=$(cat "chapters/${ch%-f64}/headline" 2>/dev/null)
-        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^rate=\|^also=' | paste -sd' ')" -f plots/select.awk "$csv" >"$rows"
+        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" -f plots/select.awk "$csv" >"$rows"
         # the sweep: the headline's filters other than the sizes (an input, say)
-        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^rate=\|^also=' | paste -sd' ')" \
+        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
             -f plots/select.awk "$csv" >"$rows.sweep"
         rate=gbps
         awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["gflops"]!=""{f=1} END{exit !f}' "$rows" && rate=gflops
