@@ -25,6 +25,7 @@ NVWARN  := -Xcompiler -Wall,-Wextra -Werror all-warnings
 NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) $(NVWARN) -Xptxas -warn-spills -Icommon -Ibuild \
            $(EXTRA_NVFLAGS)
 CFLAGS  := -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Icommon
+LDLIBS  := -lpthread  # common/rng.c fills large inputs with several threads
 
 # Chapters, in reading order: chapters/NN-topic/topic.cu builds to build/topic.
 CHAPTER_DIRS := $(sort $(wildcard chapters/[0-9][0-9]-*))
@@ -61,7 +62,7 @@ build/common/gpu.o: common/gpu.cu $(COMMON_HDRS) build/kl_build.h | build/common
 	$(NVCC) $(NVFLAGS) -include kl_build.h -c -o $@ $<
 
 build/gpuinfo: common/gpuinfo.cu $(COMMON_OBJS) | build
-	$(NVCC) $(NVFLAGS) -o $@ $< $(COMMON_OBJS)
+	$(NVCC) $(NVFLAGS) -o $@ $< $(COMMON_OBJS) $(LDLIBS)
 
 # Every GPU generation from Turing on that this toolkit knows. `make archs` compiles every
 # chapter for all of them at once, warnings as errors (make test does, so CI does): a change that
@@ -77,7 +78,7 @@ print-archs:
 
 define CHAPTER_RULES
 build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
-	$$(NVCC) $$(NVFLAGS) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) $$($(2)_LIBS)
+	$$(NVCC) $$(NVFLAGS) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) $$($(2)_LIBS) $$(LDLIBS)
 archs: build/archs/$(2).ok
 build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $$@
@@ -91,7 +92,7 @@ run: all
 
 # ---- tests: unit, CPU reference, bad input, plots, and the GPU sweep where a GPU is present ---
 build/test_common: tests/test_common.c $(COMMON_C) $(COMMON_HDRS) | build
-	$(CC) $(CFLAGS) -o $@ tests/test_common.c $(COMMON_C) -lm
+	$(CC) $(CFLAGS) -o $@ tests/test_common.c $(COMMON_C) -lm -lpthread
 
 test: all build/test_common setup
 	@bash tests/run.sh

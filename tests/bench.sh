@@ -10,6 +10,19 @@ slug=$(build/gpuinfo slug)
 mkdir -p "plots/results/$slug"
 echo "make bench: $(build/gpuinfo) -> plots/results/$slug/"
 status=0
+# On a terminal, a line on stderr before each run: how far the sweep is and, from the pace so
+# far, about how long is left (runs differ a lot in length, so this is a rough guide).
+total=0 done_runs=0 start=$(date +%s)
+for d in $(chapters "${1:-}"); do
+    for prog in $(programs "$d"); do total=$((total + $(arg_lines "$d/bench.args" | wc -l))); done
+done
+say() {
+    [ -t 2 ] || return 0
+    local now left=""
+    now=$(($(date +%s) - start))
+    [ "$done_runs" -gt 0 ] && left=", about $((now * (total - done_runs) / done_runs)) s left"
+    printf '[%d/%d, %d s so far%s] %s\n' "$((done_runs + 1))" "$total" "$now" "$left" "$*" >&2
+}
 for d in $(chapters "${1:-}"); do
     ch=$(basename "$d") topic=$(basename "$d" | cut -c4-)
     for prog in $(programs "$d"); do
@@ -17,8 +30,10 @@ for d in $(chapters "${1:-}"); do
         rm -f "$csv"
         while read -r args; do
             echo "== $prog $args"
+            say "$(basename "$d"): $prog $args"
             # shellcheck disable=SC2086
             build/"$prog" $args --csv "$csv" || status=1
+            done_runs=$((done_runs + 1))
         done < <(arg_lines "$d/bench.args")
         bash plots/terminal.sh "$csv"
     done

@@ -10,6 +10,7 @@
 #include "npy.h"
 #include "options.h"
 #include "report.h"
+#include "progress.h"
 #include "rng.h"
 #include "stats.h"
 #include "util.h"
@@ -187,6 +188,16 @@ static void test_util(void) {
     expect(same && in_range, "rng: repeatable and in range");
     rng_init(&a, 1), rng_init(&b, 2);
     expect(rng_next(&a) != rng_next(&b), "rng: seeds differ");
+    // a fill large enough to be split among threads gives what one thread drawing value by
+    // value gives, and leaves the generator where that thread would
+    size_t count = (3u << 22) + 5;
+    float *x = (float *)malloc(count * sizeof(float));
+    rng_init(&a, 7), rng_init(&b, 7);
+    rng_fill_f32(&a, x, count, -1.0f, 1.0f);
+    int equal = x != NULL;
+    for (size_t i = 0; equal && i < count; i++) equal = x[i] == rng_float(&b, -1.0f, 1.0f);
+    expect(equal && a.state == b.state, "rng: a threaded fill is the sequential sequence");
+    free(x);
     char s[64];
     gpu_slug("NVIDIA H200", s, sizeof s);
     expect(strcmp(s, "h200") == 0, "slug: NVIDIA H200 -> h200");
@@ -250,12 +261,28 @@ static void test_writers(const char *dir) {
     expect(b && strstr(b, "gpu,Test GPU\n") && strstr(b, "commit,abc\n"), "csv: environment record beside it");
 }
 
+static void test_progress(void) {
+    char line[256];
+    progress_format(line, sizeof line, "the CPU reference", 43, 100, 12.0);
+    expect(strcmp(line, "the CPU reference: 43% (12 s so far, about 16 s left)") == 0,
+           "progress: what, how far, how long left");
+    progress_format(line, sizeof line, "making the input", 0, 100, 3.0);
+    expect(strcmp(line, "making the input: started (3 s so far)") == 0, "progress: nothing done yet");
+    progress p;
+    progress_begin(&p, "quiet", 10);  // stderr is not a terminal under make test
+    progress_update(&p, 5);
+    progress_update(NULL, 5);
+    progress_end(&p);
+    expect(!p.shown, "progress: quiet when stderr is not a terminal, and for the first seconds");
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : "build/test-scratch";
     test_validate();
     test_options();
     test_select();
     test_util();
+    test_progress();
     test_writers(dir);
     return failures ? 1 : 0;
 }

@@ -26,6 +26,7 @@
 #include "copy.cuh"
 #include "gpu.h"
 #include "npy.h"
+#include "progress.h"
 #include "rng.h"
 
 // 8192 x 8192 floats: 256 MiB read and 256 MiB written, far beyond the 50-60 MB L2 of a
@@ -49,10 +50,12 @@ typedef struct {
 
 // ---- the CPU reference ------------------------------------------------------------------------
 
-// out[c][r] = in[r][c]: the definition, with nothing clever.
-static void transpose_cpu(const float *in, float *out, size_t m, size_t n) {
-    for (size_t r = 0; r < m; r++)
+// out[c][r] = in[r][c]: the definition, with nothing clever. pr (or NULL) hears of each row.
+static void transpose_cpu(const float *in, float *out, size_t m, size_t n, progress *pr) {
+    for (size_t r = 0; r < m; r++) {
         for (size_t c = 0; c < n; c++) out[c * m + r] = in[r * n + c];
+        progress_update(pr, (double)r);
+    }
 }
 
 // ---- the grid ---------------------------------------------------------------------------------
@@ -561,7 +564,7 @@ static int transpose_self_test(void) {
     const float in[6] = {1, 2, 3, 4, 5, 6};
     const float want[6] = {1, 4, 2, 5, 3, 6};
     float out[6];
-    transpose_cpu(in, out, 2, 3);
+    transpose_cpu(in, out, 2, 3, NULL);
     int ok = memcmp(out, want, sizeof want) == 0;
     printf("%s transpose_cpu: 2 x 3 by hand\n", ok ? "PASS" : "FAIL");
     failed += !ok;
@@ -575,8 +578,8 @@ static int transpose_self_test(void) {
         rng g;
         rng_init(&g, 7 + s);
         rng_fill_f32(&g, a, m * n, -1.0f, 1.0f);
-        transpose_cpu(a, b, m, n);
-        transpose_cpu(b, c, n, m);
+        transpose_cpu(a, b, m, n, NULL);
+        transpose_cpu(b, c, n, m, NULL);
         ok = memcmp(a, c, m * n * sizeof(float)) == 0;
         printf("%s transpose_cpu: twice is identity at %zu x %zu\n", ok ? "PASS" : "FAIL", m, n);
         failed += !ok;
@@ -619,7 +622,10 @@ int main(int argc, char **argv) {
     rng_init(&g, o.seed);
     rng_fill_f32(&g, p.host_in, p.m * p.n, -1.0f, 1.0f);
     CHECK(cudaMemcpy((void *)p.in, p.host_in, bytes, cudaMemcpyHostToDevice));
-    transpose_cpu(p.host_in, p.want, p.m, p.n);
+    progress pr;
+    progress_begin(&pr, "the CPU reference", (double)p.m);
+    transpose_cpu(p.host_in, p.want, p.m, p.n, &pr);
+    progress_end(&pr);
     if (o.save) {
         size_t shape[2] = {p.m, p.n};
         if (npy_save(o.save, "in", "<f4", shape, 2, p.host_in) != 0) return KL_EXIT_USAGE;

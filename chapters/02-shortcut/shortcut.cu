@@ -25,10 +25,12 @@
 //                  build/shortcut -n 1001 -v v2,v7 --reps 50
 //                  build/shortcut --list | --help | --check-only | --save out/
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "gpu.h"
 #include "npy.h"
+#include "progress.h"
 #include "rng.h"
 
 // n = 6300, the size the course timed: 160 MB a matrix, more than twice the 60 MB L2, and
@@ -79,9 +81,17 @@ static void shortcut_cpu_row(const float *d, float *r_row, size_t n, size_t i) {
 }
 
 // The rows rows[0..count) of r, one row per OpenMP thread at a time, into want (count x n).
-static void shortcut_cpu(const float *d, float *want, size_t n, const size_t *rows, size_t count) {
+// pr (or NULL) hears how many rows are done, from the first thread only.
+static void shortcut_cpu(const float *d, float *want, size_t n, const size_t *rows, size_t count,
+                         progress *pr) {
+    size_t done = 0;
 #pragma omp parallel for schedule(dynamic)
-    for (long q = 0; q < (long)count; q++) shortcut_cpu_row(d, want + (size_t)q * n, n, rows[q]);
+    for (long q = 0; q < (long)count; q++) {
+        shortcut_cpu_row(d, want + (size_t)q * n, n, rows[q]);
+#pragma omp atomic
+        done++;
+        if (omp_get_thread_num() == 0) progress_update(pr, (double)done);
+    }
 }
 
 // ---- baseline: the add+min ceiling -------------------------------------------------------------
@@ -889,7 +899,7 @@ static void brute_force(const float *d, float *r, size_t n) {
 static void all_rows(float *want, const float *d, size_t n) {
     size_t *rows = (size_t *)host_alloc(n * sizeof(size_t), "self-test");
     for (size_t i = 0; i < n; i++) rows[i] = i;
-    shortcut_cpu(d, want, n, rows, n);
+    shortcut_cpu(d, want, n, rows, n, NULL);
     free(rows);
 }
 
@@ -1022,7 +1032,10 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpy((void *)p.d, p.host_d, bytes, cudaMemcpyHostToDevice));
     p.nrows = choose_rows(p.rows, p.n, &g);
     p.want = (float *)host_alloc(size_mul(p.nrows, p.n * sizeof(float)), "the reference");
-    shortcut_cpu(p.host_d, p.want, p.n, p.rows, p.nrows);
+    progress pr;
+    progress_begin(&pr, "the CPU reference", (double)p.nrows);
+    shortcut_cpu(p.host_d, p.want, p.n, p.rows, p.nrows, &pr);
+    progress_end(&pr);
     if (p.nrows < p.n)
         printf("note: n > %d, so the CPU checks %zu whole rows (the first, the last and %zu "
                "random ones), not all %zu\n\n", FULL_CHECK_MAX, p.nrows, p.nrows - 2, p.n);

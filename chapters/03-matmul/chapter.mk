@@ -5,7 +5,7 @@ matmul_LIBS := -lcublas
 all: build/matmul-f64
 
 build/matmul-f64: chapters/03-matmul/matmul.cu $(COMMON_OBJS) $(COMMON_HDRS) | build
-	$(NVCC) $(NVFLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -o $@ $< $(COMMON_OBJS) $(matmul_LIBS)
+	$(NVCC) $(NVFLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -o $@ $< $(COMMON_OBJS) $(matmul_LIBS) $(LDLIBS)
 
 archs: build/archs/matmul-f64.ok
 build/archs/matmul-f64.ok: chapters/03-matmul/matmul.cu $(COMMON_HDRS) build/kl_build.h

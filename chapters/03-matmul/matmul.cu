@@ -30,6 +30,7 @@
 
 #include "gpu.h"
 #include "npy.h"
+#include "progress.h"
 #include "rng.h"
 
 // One compile-time switch picks the element type. `vec` is the 16-byte vector of it: four
@@ -110,9 +111,10 @@ static void matmul_cpu(const real *a, const real *b, double *want, double *abs, 
 }
 
 // y = A (B x) and y_abs = |A| (|B| |x|) for a vector x of n entries: O(mk + kn) work, so it
-// checks products far too large for the full reference (Freivalds' idea).
+// checks products far too large for the full reference (Freivalds' idea). pr (or NULL) hears
+// of each row of B, then of A: k + m rows in all.
 static void freivalds_cpu(const real *a, const real *b, const double *x, double *y,
-                          double *y_abs, size_t m, size_t n, size_t k) {
+                          double *y_abs, size_t m, size_t n, size_t k, progress *pr) {
     double *bx = (double *)host_alloc(size_mul(k, 2 * sizeof(double)), "B x");
     double *bx_abs = bx + k;
     for (size_t l = 0; l < k; l++) {
@@ -122,6 +124,7 @@ static void freivalds_cpu(const real *a, const real *b, const double *x, double 
             sa += fabs((double)b[l * n + j] * x[j]);
         }
         bx[l] = s, bx_abs[l] = sa;
+        progress_update(pr, (double)l);
     }
     for (size_t i = 0; i < m; i++) {
         double s = 0.0, sa = 0.0;
@@ -130,6 +133,7 @@ static void freivalds_cpu(const real *a, const real *b, const double *x, double 
             sa += fabs((double)a[i * k + l]) * bx_abs[l];
         }
         y[i] = s, y_abs[i] = sa;
+        progress_update(pr, (double)(k + i));
     }
     free(bx);
 }
@@ -1401,9 +1405,21 @@ static void matmul_save(void *problem, const char *dir, const char *tag) {
 
 // "random": uniform in [-1, 1). "int": integers in [-2, 2], whose products and sums are exact
 // as long as 4 k stays within the 2^24 (2^53) integers a float (double) holds.
+// (rng_fill makes the values on several threads; each is what rng_below or rng_float would draw.)
+typedef struct {
+    real *x;
+    bool ints;
+} fill_target;
+
+static void put_input(void *ctx, size_t i, uint64_t bits) {
+    fill_target *t = (fill_target *)ctx;
+    t->x[i] = t->ints ? (real)((int)rng_bits_below(bits, 5) - 2)
+                      : (real)rng_bits_float(bits, -1.0f, 1.0f);
+}
+
 static void fill(rng *g, real *x, size_t count, bool ints) {
-    for (size_t i = 0; i < count; i++)
-        x[i] = ints ? (real)((int)rng_below(g, 5) - 2) : (real)rng_float(g, -1.0f, 1.0f);
+    fill_target t = {x, ints};
+    rng_fill(g, count, put_input, &t);
 }
 
 static bool exact_ints(size_t k) {
@@ -1453,7 +1469,7 @@ static int matmul_self_test(void) {
         snprintf(name, sizeof name, "matmul_cpu: dot products at %zu x %zu x %zu", m, n, k);
         failed += report(name, same);
         for (size_t j = 0; j < n; j++) v[j] = (j % 3 == 0) ? -1.0 : 1.0;
-        freivalds_cpu(ma, mb, v, y, y_abs, m, n, k);
+        freivalds_cpu(ma, mb, v, y, y_abs, m, n, k, NULL);
         bool agree = true;
         for (size_t i = 0; i < m; i++) {
             double s2 = 0.0;
@@ -1540,7 +1556,10 @@ int main(int argc, char **argv) {
         p.y_abs = p.y + p.m;
         p.row_bound = (double *)host_alloc(size_mul(p.m, sizeof(double)), "the bounds");
         for (size_t j = 0; j < p.n; j++) p.x[j] = (rng_next(&g) & 1) ? 1.0 : -1.0;
-        freivalds_cpu(p.host_a, p.host_b, p.x, p.y, p.y_abs, p.m, p.n, p.k);
+        progress pr;
+        progress_begin(&pr, "the CPU check (Freivalds)", (double)(p.k + p.m));
+        freivalds_cpu(p.host_a, p.host_b, p.x, p.y, p.y_abs, p.m, p.n, p.k, &pr);
+        progress_end(&pr);
         double b_max = 0.0;
         for (size_t i = 0; i < p.k * p.n; i++) b_max = fmax(b_max, fabs((double)p.host_b[i]));
         for (size_t i = 0; i < p.m; i++) {

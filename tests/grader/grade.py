@@ -230,7 +230,7 @@ class Toolchain:
         return ([self.nvcc, "-O3", "-lineinfo", "-std=c++17", *self.gencode,
                  "-Xcompiler", "-Wall,-Wextra", "-Xptxas", "-warn-spills",
                  "-I" + os.path.join(ROOT, "common"), *self.cflags, "-o", binary, src]
-                + self.objs + self.libs)
+                + self.objs + self.libs + ["-lpthread"])
 
 
 _gpu = {}

@@ -21,7 +21,7 @@ endif
 NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn-spills \
            -Icommon @CFLAGS@
 CFLAGS  := -std=c11 -O2 -Wall -Wextra -Icommon
-LIBS    := @LIBS@
+LIBS    := @LIBS@ -lpthread
 
 PROGRAM := build/@TOPIC@
 VERSION := @VERSION@
