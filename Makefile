@@ -40,7 +40,8 @@ COMMON_HDRS := $(wildcard common/*.h common/*.cuh)
 # A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS.
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
-.PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs FORCE \
+.PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs \
+        evidence evidence-ptxas evidence-check FORCE \
         exercises starter grade grade-all grade-sample
 all: $(PROGRAMS) build/gpuinfo
 
@@ -76,6 +77,20 @@ NVFLAGS_ALL  = -O3 -lineinfo -std=c++17 $(NVWARN) -Icommon -Ibuild $(EXTRA_NVFLA
 print-archs:
 	@echo $(ARCHS_KNOWN)
 
+# The compiler's report for the reference GPU's architecture (sm_90: the H100 and H200): every
+# kernel's registers, spills, stack and shared memory. `make evidence` keeps it under
+# plots/evidence/sm_90/ (no GPU needed), where the numbers the READMEs quote can be checked.
+EVIDENCE_ARCH  := sm_90
+EVIDENCE_FLAGS  = -O3 -lineinfo -std=c++17 -Icommon -Ibuild $(EXTRA_NVFLAGS) -Xptxas -v \
+                  -gencode arch=compute_$(EVIDENCE_ARCH:sm_%=%),code=$(EVIDENCE_ARCH)
+evidence: evidence-ptxas
+	@python3 plots/evidence.py registers --nvcc "$(NVCC)" --arch $(EVIDENCE_ARCH) \
+	    --out plots/evidence/$(EVIDENCE_ARCH) build/evidence/*.ptxas
+
+# make test: the committed evidence is what this compiler reports (when it is the same nvcc).
+evidence-check: evidence-ptxas
+	@python3 plots/evidence.py stale --nvcc "$(NVCC)" --arch $(EVIDENCE_ARCH) build/evidence/*.ptxas
+
 define CHAPTER_RULES
 build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
 	$$(NVCC) $$(NVFLAGS) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) $$($(2)_LIBS) $$(LDLIBS)
@@ -83,6 +98,10 @@ archs: build/archs/$(2).ok
 build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $$@
 	$$(NVCC) $$(NVFLAGS_ALL) $$($(2)_FLAGS) -c -o /dev/null $(1)/$(2).cu && touch $$@
+evidence-ptxas: build/evidence/$(2).ptxas
+build/evidence/$(2).ptxas: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS)
+	@mkdir -p build/evidence
+	$$(NVCC) $$(EVIDENCE_FLAGS) $$($(2)_FLAGS) -c -o /dev/null $(1)/$(2).cu 2>$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call CHAPTER_RULES,$(d),$(call topic,$(d)))))
 
@@ -162,6 +181,7 @@ help:
 	@echo "make profile    CH=NN-topic V=vN  Nsight Compute with the chapter's metrics"
 	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
 	@echo "make archs      compile every chapter for every GPU generation ($(ARCHS_KNOWN))"
+	@echo "make evidence   every kernel's registers and spills for $(EVIDENCE_ARCH) into plots/evidence/"
 	@echo "make exercises  list the classroom exercises"
 	@echo "make starter    CH=NN-topic EX=name DEST=dir  write a student's starter kit"
 	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"

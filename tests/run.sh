@@ -109,6 +109,8 @@ if [ -f build/plots-skip ]; then
 else
     bash plots/plot.sh --out "$tmp/figures" >"$tmp/plots.log" 2>&1
     count_lines "plots" "$tmp/plots.log" $?
+    python3 plots/evidence.py check >"$tmp/evidence-marks.log" 2>&1
+    count_lines "numbers marked in the READMEs" "$tmp/evidence-marks.log" $?
     # twice, the same bytes: no date, version or random id in any figure file
     bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
     if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then
@@ -139,6 +141,12 @@ for d in $(chapters); do
         fi
     done
 done
+
+# the compiler's report for sm_90 still says what plots/evidence/ says (the READMEs quote it)
+make --no-print-directory -s -j"$(nproc)" evidence-check >"$tmp/evidence.log" 2>&1
+rc=$?
+if grep -q '^SKIP' "$tmp/evidence.log"; then skip "$(grep -m 1 '^SKIP' "$tmp/evidence.log" | cut -c6-)"
+else count_lines "evidence" "$tmp/evidence.log" $rc; fi
 
 echo "== (g) GPU sweep: every version at every test size"
 if reason=$(gpu_present); then

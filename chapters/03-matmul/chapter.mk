@@ -11,3 +11,8 @@ archs: build/archs/matmul-f64.ok
 build/archs/matmul-f64.ok: chapters/03-matmul/matmul.cu $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $@
 	$(NVCC) $(NVFLAGS_ALL) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< && touch $@
+
+evidence-ptxas: build/evidence/matmul-f64.ptxas
+build/evidence/matmul-f64.ptxas: chapters/03-matmul/matmul.cu $(COMMON_HDRS)
+	@mkdir -p build/evidence
+	$(NVCC) $(EVIDENCE_FLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< 2>$@.tmp && mv $@.tmp $@

@@ -1,0 +1,180 @@
+"""Evidence: the facts the READMEs quote that are not timings, kept as committed files, and the
+check that the numbers quoted match them.
+
+  evidence.py registers --nvcc NVCC --arch sm_90 --out DIR FILE.ptxas ...
+      Reads the compiler's reports (nvcc -Xptxas -v, one file a program, which `make evidence`
+      writes into build/evidence/) and writes DIR/NN-topic-registers.csv: per kernel its
+      registers, spills, stack and shared memory, and DIR/compiler.txt, the nvcc that made them.
+  evidence.py check
+      Every number a README marks, like  200<!-- evidence sm_90/03-matmul-registers
+      matmul_v6_regblock registers -->,  must be the value in that file, row and column.
+      Prints one PASS or FAIL line per README with marks; exits 1 if any number differs.
+  evidence.py stale --nvcc NVCC --arch sm_90 FILE.ptxas ...
+      Whether the committed files still say what this compiler says (skipped, with a line,
+      when the nvcc differs from the one that made them)."""
+import csv
+import glob
+import io
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EVIDENCE = os.path.join(ROOT, "plots", "evidence")
+MARK = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*<!-- evidence (\S+) (\S+) (\S+) -->")
+COLUMNS = ["kernel", "registers", "spill_stores", "spill_loads", "shared_bytes", "stack_bytes"]
+
+
+def nvcc_version(nvcc):
+    out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    return next((l.strip() for l in out.splitlines() if l.startswith("Build ")), out.strip()[-60:])
+
+
+def kernel_name(mangled):
+    """'_Z18matmul_v6_regblockPKfS0_Pfmmm' -> 'matmul_v6_regblock'; templates keep their
+    arguments, without spaces: 'matmul_v8_warptiled<true,false>'."""
+    name = subprocess.run(["c++filt", mangled], capture_output=True, text=True).stdout.strip()
+    name = re.sub(r"^void ", "", name)
+    depth, cut = 0, len(name)
+    for i in range(len(name) - 1, -1, -1):  # the parameter list: the last group in parentheses
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0 and name[i] == "(":
+            cut = i
+            break
+    return name[:cut].replace(" ", "")
+
+
+def parse_ptxas(path):
+    """The kernels of one compiler report, as rows of COLUMNS."""
+    rows, current = [], None
+    with open(path) as f:
+        for line in f:
+            m = re.search(r"Compiling entry function '([^']+)'", line)
+            if m:
+                current = {"kernel": kernel_name(m.group(1)), "stack_bytes": 0, "spill_stores": 0,
+                           "spill_loads": 0, "shared_bytes": 0}
+                continue
+            m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
+            if m and current is not None:
+                current.update(stack_bytes=int(m.group(1)), spill_stores=int(m.group(2)),
+                               spill_loads=int(m.group(3)))
+            m = re.search(r"Used (\d+) registers", line)
+            if m and current is not None:
+                current["registers"] = int(m.group(1))
+                s = re.search(r"(\d+) bytes smem", line)
+                current["shared_bytes"] = int(s.group(1)) if s else 0
+                rows.append(current)
+                current = None
+    return sorted(rows, key=lambda r: r["kernel"])
+
+
+def chapter_name(program):
+    """'matmul-f64' -> '03-matmul-f64', from the chapter folders."""
+    for d in sorted(glob.glob(os.path.join(ROOT, "chapters", "[0-9][0-9]-*"))):
+        ch = os.path.basename(d)
+        topic = ch[3:]
+        if program == topic or program.startswith(topic + "-"):
+            return ch + program[len(topic):]
+    return program
+
+
+def render(ptxas_files):
+    """{file name: CSV text} for a set of reports."""
+    out = {}
+    for path in sorted(ptxas_files):
+        program = os.path.basename(path)[:-len(".ptxas")]
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(parse_ptxas(path))
+        out[f"{chapter_name(program)}-registers.csv"] = buf.getvalue()
+    return out
+
+
+def registers(args):
+    nvcc, arch, out_dir, files = args["--nvcc"], args["--arch"], args["--out"], args["files"]
+    os.makedirs(out_dir, exist_ok=True)
+    for name, text in render(files).items():
+        with open(os.path.join(out_dir, name), "w") as f:
+            f.write(text)
+    with open(os.path.join(out_dir, "compiler.txt"), "w") as f:
+        f.write(f"{nvcc_version(nvcc)}\n-Xptxas -v for {arch} (make evidence)\n")
+    print(f"wrote {len(files)} programs' kernels into {os.path.relpath(out_dir, ROOT)}/")
+    return 0
+
+
+def stale(args):
+    committed = os.path.join(EVIDENCE, args["--arch"])
+    with open(os.path.join(committed, "compiler.txt")) as f:
+        made_by = f.readline().strip()
+    here = nvcc_version(args["--nvcc"])
+    if here != made_by:
+        print(f"SKIP evidence: made by {made_by}, this is {here}; register counts differ between "
+              f"compilers")
+        return 0
+    bad = 0
+    for name, text in render(args["files"]).items():
+        path = os.path.join(committed, name)
+        same = os.path.exists(path) and open(path).read() == text
+        bad += not same
+        print(f"{'PASS' if same else 'FAIL'} evidence {name} matches the compiler"
+              + ("" if same else ": run make evidence"))
+    return 1 if bad else 0
+
+
+def lookup(ref, key, column):
+    path = os.path.join(EVIDENCE, ref + ".csv")
+    if not os.path.exists(path):
+        return None, f"no file plots/evidence/{ref}.csv"
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if r.get("kernel") == key]
+    if len(rows) != 1:
+        return None, f"{len(rows)} rows for {key} in plots/evidence/{ref}.csv"
+    if column not in rows[0]:
+        return None, f"no column {column} in plots/evidence/{ref}.csv"
+    return rows[0][column], None
+
+
+def check(_args):
+    docs = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    docs += sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "README.md")))
+    docs += sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "exercises", "*", "*.md")))
+    bad = 0
+    for path in docs:
+        with open(path) as f:
+            marks = MARK.findall(f.read())
+        if not marks:
+            continue
+        wrong = []
+        for number, ref, key, column in marks:
+            value, why = lookup(ref, key, column)
+            if why or float(value) != float(number.replace(",", "")):
+                wrong.append(f"{number} for {key} {column}: " + (why or f"the file says {value}"))
+        rel = os.path.relpath(path, ROOT)
+        if wrong:
+            bad += 1
+            print(f"FAIL evidence in {rel}: " + "; ".join(wrong))
+        else:
+            print(f"PASS evidence in {rel}: {len(marks)} numbers match their files")
+    return 1 if bad else 0
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] not in ("registers", "check", "stale"):
+        print(__doc__)
+        return 2
+    args, files, i = {}, [], 2
+    while i < len(argv):
+        if argv[i].startswith("--"):
+            args[argv[i]] = argv[i + 1]
+            i += 2
+        else:
+            files.append(argv[i])
+            i += 1
+    args["files"] = files
+    return {"registers": registers, "check": check, "stale": stale}[argv[1]](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
