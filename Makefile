@@ -150,7 +150,8 @@ sass: all
 GRADER      := python3 tests/grader/grade.py
 GRADE_TOPIC  = $(call topic,$(CH))
 GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(GENCODE)" --cflags="$($(GRADE_TOPIC)_FLAGS)" \
-               --libs="$($(GRADE_TOPIC)_LIBS)" $(if $(TIME_LIMIT),--time-limit=$(TIME_LIMIT))
+               --libs="$($(GRADE_TOPIC)_LIBS)" $(if $(TIME_LIMIT),--time-limit=$(TIME_LIMIT)) \
+               $(if $(PUBLIC_SECRET),--public-secret)
 exercises:
 	@$(GRADER) list
 
@@ -186,6 +187,7 @@ help:
 	@echo "make starter    CH=NN-topic EX=name DEST=dir  write a student's starter kit"
 	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"
 	@echo "make grade-all  CH=NN-topic EX=name SUBS=dir OUT=dir  grade a class, write gradebook.csv"
+	@echo "make grade-sample  grade a small class on this GPU into plots/results/<gpu>/grading.txt"
 	@echo "make setup      install what the plots need (run by test, bench and plots)"
 	@echo "make clean      remove build/"
 	@echo "Variables: ARCH (now: $(ARCH)), NVCC, CUDA_HOME."

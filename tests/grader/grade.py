@@ -32,6 +32,7 @@ import concurrent.futures
 import contextlib
 import csv
 import fcntl
+import fnmatch
 import glob
 import hashlib
 import hmac
@@ -112,7 +113,24 @@ class Exercise:
                 f"back as the kit has it.")
 
     def kit_source(self, solution=False):
-        return source.kit_text(self.text(), self.name, self.version, solution, self.note())
+        return source.kit_text(self.text(), self.name, self.version, solution, self.note(),
+                               program=self.topic, also_drop=self.other_parts())
+
+    def other_parts(self):
+        """The versions of this chapter's other exercises that sit in another version table
+        (04's counters and histogram): a kit leaves them out with what follows them."""
+        rows = source.version_rows(self.text().split("\n"))
+        table = {r.tag: r.table for r in rows}
+        out = []
+        for path in glob.glob(os.path.join(ROOT, "chapters", self.chapter, "exercises", "*",
+                                           "rubric.toml")):
+            name = os.path.basename(os.path.dirname(path))
+            if name == self.name:
+                continue
+            other = Exercise(self.chapter, name)
+            if table.get(other.version) and table.get(other.version) != table.get(self.version):
+                out.append(other.version)
+        return sorted(out)
 
 
 def all_exercises():
@@ -141,15 +159,20 @@ def find_exercise(chapter, name):
 
 
 def rules_broken(ex, graded):
-    """What the graded source's regions break of the rubric's [rules], or None."""
+    """What the graded source's regions break of the rubric's [rules], or None. Names are
+    shell patterns ("atomic*"); `allow` lists names a forbid pattern would catch but may be
+    used. An untouched stub is not held to the rules: it is graded, and fails, as written."""
     rules = ex.rubric.get("rules", {})
+    if "kl_exercise_todo" in source.region_names(graded, ex.name):
+        return None
     names = source.region_names(graded, ex.name)
     why = rules.get("why", "")
-    bad = sorted(names & set(rules.get("forbid", [])))
+    bad = sorted(n for n in names - set(rules.get("allow", []))
+                 if any(fnmatch.fnmatchcase(n, pat) for pat in rules.get("forbid", [])))
     if bad:
         return f"{', '.join(bad)} may not be used here: {why}"
     need = rules.get("require_any", [])
-    if need and not names & set(need):
+    if need and not any(fnmatch.fnmatchcase(n, pat) for n in names for pat in need):
         return f"the code must use {' or '.join(need)}: {why}"
     return None
 
@@ -215,14 +238,16 @@ def validate(ex):
 # ---- the toolchain -------------------------------------------------------------------------------
 
 class Toolchain:
-    """How submissions and kits are built; the Makefile passes its own settings."""
-    def __init__(self, args):
+    """How submissions and kits are built. The Makefile passes its own settings; called
+    directly, the grader reads the chapter's flags and libraries from its chapter.mk."""
+    def __init__(self, args, ex=None):
         self.nvcc = args.nvcc or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
         self.gencode = shlex.split(args.gencode) if args.gencode else (
             ["-arch=native"] if gpu_reason() is None else
             ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"])
-        self.cflags = shlex.split(args.cflags or "")
-        self.libs = shlex.split(args.libs or "")
+        mk = chapter_mk(ex) if ex else {}
+        self.cflags = shlex.split(args.cflags if args.cflags is not None else mk.get("FLAGS", ""))
+        self.libs = shlex.split(args.libs if args.libs is not None else mk.get("LIBS", ""))
         self.objs = sorted(glob.glob(os.path.join(ROOT, "build", "common", "*.o")))
 
     def command(self, src, binary):
@@ -231,6 +256,19 @@ class Toolchain:
                  "-Xcompiler", "-Wall,-Wextra", "-Xptxas", "-warn-spills",
                  "-I" + os.path.join(ROOT, "common"), *self.cflags, "-o", binary, src]
                 + self.objs + self.libs + ["-lpthread"])
+
+
+def chapter_mk(ex):
+    """{'FLAGS': ..., 'LIBS': ...} from the chapter's chapter.mk (`matmul_LIBS := -lcublas`)."""
+    path = os.path.join(ROOT, "chapters", ex.chapter, "chapter.mk")
+    out = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                m = re.match(rf"^{re.escape(ex.topic)}_(FLAGS|LIBS)\s*:?=\s*(.*)$", line.strip())
+                if m:
+                    out[m.group(1)] = m.group(2).strip()
+    return out
 
 
 _gpu = {}
@@ -307,6 +345,7 @@ class Case:
         self.kind, self.name, self.max_score = kind, name, float(points)
         self.args, self.visibility, self.tool = args, visibility, tool
         self.score, self.passed, self.output, self.seconds = 0.0, False, "not run", 0.0
+        self.secret, self.skipped = False, False  # skipped: not run because the grader could not
 
     def result(self, passed, output, score=None):
         self.passed = passed
@@ -351,10 +390,12 @@ def plan(ex, secret):
     each = r["correct"]["points"] / len(args)
     for i, a in enumerate(args):
         secret_case = i >= visible
-        name = f"correct {a}" if not secret_case else f"correct secret {i - visible + 1} ({a})"
-        cases.append(Case("correct", name, each, a,
-                          r["correct"].get("secret_visibility", "visible") if secret_case
-                          else "visible"))
+        # a secret case's sizes go into the instructor's report.txt, not into its name or the
+        # output students see
+        name = f"correct {a}" if not secret_case else f"correct secret {i - visible + 1}"
+        c = Case("correct", name, each, a)
+        c.secret = secret_case
+        cases.append(c)
     tools = r["sanitize"]["tools"]
     for tool in tools:
         cases.append(Case("sanitize", f"sanitize {tool} {r['sanitize']['args']}",
@@ -390,6 +431,10 @@ class Grading:
         """The submission's source text, and notes on what in it is ignored."""
         path = self.sub
         if os.path.isdir(path):
+            # the kit itself, or the kit one folder down (an unpacked archive)
+            inner = [d for d in glob.glob(os.path.join(path, "*", self.ex.topic + ".cu"))]
+            if not os.path.exists(os.path.join(path, self.ex.topic + ".cu")) and len(inner) == 1:
+                path = os.path.dirname(inner[0])
             cu = os.path.join(path, self.ex.topic + ".cu")
             if not os.path.exists(cu):
                 found = glob.glob(os.path.join(path, "*.cu"))
@@ -397,6 +442,7 @@ class Grading:
                     raise source.RegionError(f"no {self.ex.topic}.cu in the submission folder")
                 cu = found[0]
             self.notes.extend(ignored_files(self.ex, path, cu))
+            self.notes.extend(stale_kit(self.ex, path))
             path = cu
         if not os.path.isfile(path):
             raise source.RegionError(f"no submission at {self.sub}")
@@ -462,11 +508,12 @@ class Grading:
         verdict = [l.strip() for l in v.output.split("\n")
                    if l.startswith("FAIL verify") or "mismatch" in l]
         first = verdict[0] if verdict else f"the check exited {v.rc}"
-        mine = [l for l in r.output.split("\n") if l.strip()][-12:]
-        c.result(False, f"wrong: {first}\nthe chapter's own program checked the output:\n  "
-                 + "\n  ".join(verdict or v.output.split("\n")[-8:])
-                 + f"\nthe submission's own output (it exited {r.rc}), last lines:\n"
-                 + "\n".join(mine))
+        out = (f"wrong: {first}\nthe chapter's own program checked the output:\n  "
+               + "\n  ".join(verdict or v.output.split("\n")[-8:]))
+        if not c.secret:  # its header line would name the secret sizes
+            mine = [l for l in r.output.split("\n") if l.strip()][-12:]
+            out += f"\nthe submission's own output (it exited {r.rc}), last lines:\n" + "\n".join(mine)
+        c.result(False, out)
 
     def run_sanitize(self, c, verifier, cs, timeout):
         d = os.path.join(self.work, f"sanitize-{c.tool}")
@@ -575,6 +622,9 @@ class Grading:
         return "\n".join(lines)
 
     def write(self):
+        """results.json (Gradescope's format), junit.xml and report.txt. A grading the grader
+        could not finish writes incomplete.json instead of results.json, without a total, so
+        that no course tool takes its partial score for a grade."""
         score, most = self.total()
         summary = self.summary()
         seconds = time.monotonic() - self.t0
@@ -588,25 +638,37 @@ class Grading:
                        "status": "passed" if c.passed else "failed", "output": c.output,
                        "visibility": c.visibility} for c in self.cases],
         }
+        for stale in ("results.json", "incomplete.json"):
+            if os.path.exists(os.path.join(self.out_dir, stale)):
+                os.remove(os.path.join(self.out_dir, stale))
         if self.incomplete:
+            del results["score"]
             results["incomplete"] = self.incomplete
-        atomic_write(os.path.join(self.out_dir, "results.json"), json.dumps(results, indent=2) + "\n")
+            atomic_write(os.path.join(self.out_dir, "incomplete.json"),
+                         json.dumps(results, indent=2) + "\n")
+        else:
+            atomic_write(os.path.join(self.out_dir, "results.json"),
+                         json.dumps(results, indent=2) + "\n")
         atomic_write(os.path.join(self.out_dir, "junit.xml"), junit(self, seconds))
         atomic_write(os.path.join(self.out_dir, "report.txt"), summary + "\n\n" + details(self))
         return summary
 
 
 def details(g):
+    """Every case's whole output, for the instructor: the secret cases' sizes included."""
     out = []
     for c in g.cases:
-        out.append(f"== {c.name}: {c.score:.2f} / {c.max_score:g} ({c.seconds:.1f} s)\n{c.output}\n")
+        args = f" (args: {c.args})" if c.secret else ""
+        out.append(f"== {c.name}{args}: {c.score:.2f} / {c.max_score:g} ({c.seconds:.1f} s)\n"
+                   f"{c.output}\n")
     return "\n".join(out)
 
 
 def junit(g, seconds):
-    failures = sum(not c.passed for c in g.cases)
+    failures = sum(not c.passed and not c.skipped for c in g.cases)
     suite = ET.Element("testsuite", name=g.ex.label, tests=str(len(g.cases)),
-                       failures=str(failures), errors="0", time=f"{seconds:.1f}")
+                       failures=str(failures), errors="0",
+                       skipped=str(sum(c.skipped for c in g.cases)), time=f"{seconds:.1f}")
     props = ET.SubElement(suite, "properties")
     score, most = g.total()
     for k, v in (("student", g.student), ("score", f"{score:.2f}"), ("max_score", f"{most:g}"),
@@ -615,7 +677,9 @@ def junit(g, seconds):
     for c in g.cases:
         tc = ET.SubElement(suite, "testcase", classname=f"{g.ex.chapter}.{g.ex.name}",
                            name=c.name, time=f"{c.seconds:.1f}")
-        if not c.passed:
+        if c.skipped:
+            ET.SubElement(tc, "skipped", message=g.incomplete or "not run")
+        elif not c.passed:
             f = ET.SubElement(tc, "failure", message=c.output.split("\n")[0][:200])
             f.text = c.output
         out = ET.SubElement(tc, "system-out")
@@ -662,6 +726,20 @@ class gpu_lock:
     def __exit__(self, *exc):
         fcntl.flock(self.f, fcntl.LOCK_UN)
         self.f.close()
+
+
+def stale_kit(ex, folder):
+    """A note when the kit the student worked in was made from another version of the chapter."""
+    try:
+        with open(os.path.join(folder, ".exercise")) as f:
+            made = json.load(f).get("source_sha256")
+    except (OSError, ValueError):
+        return []
+    now = hashlib.sha256(ex.kit_source(False).encode()).hexdigest()
+    if made and made != now:
+        return ["the kit was made from another version of the chapter than the one graded now: "
+                "the regions are graded in today's kit (a fresh kit would show the differences)"]
+    return []
 
 
 def ignored_files(ex, folder, cu):
@@ -785,10 +863,28 @@ def write_kit(ex, dest, tc):
                        lambda m: m.group(1) + rubric_text(ex) + m.group(2), statement, flags=re.S)
     with open(os.path.join(dest, "README.md"), "w") as f:
         f.write(statement + "\n" + kit_text_help(ex))
+    with open(os.path.join(dest, "ANSWERS.md"), "w") as f:
+        f.write(answers_template(ex, statement))
+    with open(os.path.join(dest, ".gitignore"), "w") as f:
+        f.write("/build/\n")
     with open(os.path.join(dest, ".exercise"), "w") as f:
         json.dump({"chapter": ex.chapter, "exercise": ex.name, "version": ex.version,
                    "source_sha256": hashlib.sha256(text.encode()).hexdigest()}, f, indent=2)
         f.write("\n")
+
+
+def answers_template(ex, statement):
+    """ANSWERS.md for the kit: the statement's questions, each with room for the answer."""
+    questions = statement.split("## Questions", 1)[1] if "## Questions" in statement else ""
+    items = re.split(r"\n(?=\d+\. )", questions.strip())
+    out = [f"# Answers: exercise {ex.name} ({ex.chapter})", "",
+           "Answer each question from your own runs: give the command, the lines of its output "
+           "you use, and your explanation. This file is read by your instructor; the grader does "
+           "not score it.", ""]
+    for item in items:
+        if re.match(r"\d+\. ", item):
+            out += [item.strip(), "", "**Answer:**", "", ""]
+    return "\n".join(out).rstrip() + "\n"
 
 
 def rubric_text(ex):
@@ -836,7 +932,7 @@ def kit_text_help(ex):
     build/{ex.topic} --help
 
 Until you write it, {ex.version} prints `exercise {ex.name}: not written yet` and fails its check.
-Hand in `{ex.topic}.cu` (or the whole folder).
+Hand in `{ex.topic}.cu` (or the whole folder) and your answers to the questions in `ANSWERS.md`.
 """
 
 
@@ -844,7 +940,7 @@ def cmd_starter(args):
     ex = find_exercise(args.chapter, args.exercise)
     if not args.dest:
         raise UsageError("say where the kit goes: DEST=<dir>")
-    write_kit(ex, args.dest, Toolchain(args))
+    write_kit(ex, args.dest, Toolchain(args, ex))
     print(f"wrote the kit for {ex.label} ({ex.title}) to {args.dest}: "
           f"cd {args.dest} && make check")
     return 0
@@ -881,12 +977,16 @@ def grade_many(ex, students, out_root, tc, args, single):
                     g.incomplete = problem
                     g.not_run(("correct", "sanitize", "speed"),
                               "the grader could not run (INCOMPLETE)")
+                    for c in g.cases:
+                        c.skipped = c.kind != "compile"
                 elif compiled:
                     t = time.monotonic()
                     try:
                         g.run_gpu(*tools, args.time_limit)
                     except GraderError as e:
                         problem = g.incomplete = str(e)
+                        for c in g.cases:
+                            c.skipped = c.kind != "compile" and c.output.startswith("not run")
                     g.gpu_seconds = time.monotonic() - t
                 print(g.write())
         if not single:
@@ -906,8 +1006,8 @@ def write_gradebook(ex, gradings, path):
     w.writerow(["student", "total", "max_score", "incomplete"] + names)
     for g in gradings:
         score, most = g.total()
-        w.writerow([g.student, f"{score:.2f}", f"{most:g}", g.incomplete or ""] +
-                   [f"{c.score:.2f}" for c in g.cases])
+        w.writerow([g.student, "" if g.incomplete else f"{score:.2f}", f"{most:g}",
+                    g.incomplete or ""] + ["" if c.skipped else f"{c.score:.2f}" for c in g.cases])
     atomic_write(path, buf.getvalue())
     print(f"wrote {path}: {len(gradings)} students")
 
@@ -918,8 +1018,12 @@ def cmd_grade(args):
         raise UsageError("say what to grade and where the report goes: SUB=<file or kit> OUT=<dir>")
     if not os.path.exists(args.submission):
         raise UsageError(f"no submission at {args.submission}")
-    name = os.path.basename(os.path.abspath(args.submission).rstrip("/"))
-    return grade_many(ex, [(name, args.submission)], args.out, Toolchain(args), args, True)
+    path = os.path.abspath(args.submission).rstrip("/")
+    name = os.path.basename(path)
+    if os.path.isfile(path):  # alice.cu is alice; submissions/alice/transpose.cu is alice too
+        stem = os.path.splitext(name)[0]
+        name = os.path.basename(os.path.dirname(path)) if stem == ex.topic else stem
+    return grade_many(ex, [(name, args.submission)], args.out, Toolchain(args, ex), args, True)
 
 
 def cmd_grade_all(args):
@@ -929,12 +1033,16 @@ def cmd_grade_all(args):
                          "SUBS=<dir with one folder per student> OUT=<dir>")
     if not os.path.isdir(args.submissions):
         raise UsageError(f"{args.submissions} is not a folder")
+    if secret_bytes() is None and not args.public_secret:
+        raise UsageError("set GRADE_SECRET (or GRADE_SECRET_FILE) before grading a class: without "
+                         "it the secret cases are the same for anyone who has this repository "
+                         "(--public-secret grades without one)")
     students = [(d, os.path.join(args.submissions, d)) for d in sorted(os.listdir(args.submissions))
-                if os.path.isdir(os.path.join(args.submissions, d))]
+                if os.path.isdir(os.path.join(args.submissions, d)) and not d.startswith(".")]
     if not students:
         raise UsageError(f"{args.submissions} holds no student folders")
     print(f"grade-all {ex.label}: {len(students)} submissions")
-    return grade_many(ex, students, args.out, Toolchain(args), args, False)
+    return grade_many(ex, students, args.out, Toolchain(args, ex), args, False)
 
 
 def cmd_sample(args):
@@ -962,7 +1070,7 @@ def cmd_sample(args):
         saved, sys.stdout = sys.stdout, buf
         try:
             rc = grade_many(ex, [(d, os.path.join(subs, d)) for d in sorted(os.listdir(subs))],
-                            os.path.join(tmp, "out"), Toolchain(args), args, False)
+                            os.path.join(tmp, "out"), Toolchain(args, ex), args, False)
         finally:
             sys.stdout = saved
         text = buf.getvalue().replace(tmp + "/", "")
@@ -996,6 +1104,8 @@ def main(argv):
             s.add_argument("out", nargs="?")
         s.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
                        help="submissions compiled at once")
+        s.add_argument("--public-secret", action="store_true",
+                       help="grade a class without GRADE_SECRET (the secret cases are then public)")
         s.add_argument("--time-limit", type=float, default=None,
                        help="cap every run's time limit (seconds)")
         s.add_argument("--nvcc")

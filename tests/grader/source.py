@@ -204,13 +204,18 @@ def dropped_rows(rows, tag):
     return [r for r in table[i + 1:] if not r.baseline and r.tag.split("-")[0] not in kept]
 
 
-def kit_text(text, exercise, tag, solution, note):
+def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
     """The source a kit for `exercise` (version `tag`) gets: every version after `tag` left
     out, the other exercises' markers removed, and this exercise's regions holding a stub (or,
-    with solution=True, the reference solution). `note` is the comment put on top."""
+    with solution=True, the reference solution). `note` is the comment put on top. also_drop
+    names versions of the chapter's other parts (another version table) that are exercises of
+    their own: they and the versions after them are left out too, so one kit does not hold
+    another's answer. Header lines about other programs (`make build/matmul-f64`) go."""
     lines = text.split("\n")
     rows = version_rows(lines)
     drop = dropped_rows(rows, tag)
+    for other in also_drop:
+        drop += [r for r in rows if r.tag == other and not r.baseline] + dropped_rows(rows, other)
     tags = {r.tag for r in drop}
     launchers = {r.launcher for r in drop}
     gone = set()
@@ -237,12 +242,14 @@ def kit_text(text, exercise, tag, solution, note):
         for r in mine:
             stubs[r.begin] = stub(r)
             gone.update(range(r.begin + 1, r.end))
-    # the header's example commands name only versions the kit has
+    # the header's example commands name only versions, and programs, that the kit has
     for i in range(len(lines)):
         if not lines[i].startswith("//"):
             break
         lines[i] = re.sub(r"-v ([\w,-]+)", lambda m: "-v " + (",".join(
             t for t in m.group(1).split(",") if t not in tags) or tag), lines[i])
+        if program and any(p != program for p in re.findall(r"build/([\w-]+)", lines[i])):
+            gone.add(i)
     last_include = max(i for i, l in enumerate(lines) if INCLUDE.match(l))
     out = [f"// {l}".rstrip() for l in note.split("\n")] + ["//"]
     for i, line in enumerate(lines):

@@ -137,8 +137,11 @@ def test_kit(ex, tmp):
     listed = subprocess.run([prog, "--list"], capture_output=True, text=True).stdout.split()
     rows = source.version_rows(ex.text().split("\n"))
     dropped = {r.tag for r in source.dropped_rows(rows, ex.version)}
+    for other in ex.other_parts():  # another part's exercise, and what follows it, go too
+        dropped |= {other} | {r.tag for r in source.dropped_rows(rows, other)}
     check(ex.version in listed and not dropped & set(listed),
-          f"{ex.label}: the kit has {ex.version} and none of the {len(dropped)} later versions")
+          f"{ex.label}: the kit has {ex.version} and none of the {len(dropped)} versions that "
+          f"hold an exercise's answer")
     bad = subprocess.run([prog, "--bogus"], capture_output=True, text=True)
     check(bad.returncode == 2 and len(bad.stderr.strip().split("\n")) == 1,
           f"{ex.label}: the kit's program keeps the chapter's CLI (--bogus: exit 2, one line)")
@@ -162,8 +165,10 @@ def test_kit(ex, tmp):
     files = set(os.listdir(dest))
     with open(os.path.join(dest, "README.md")) as f:
         readme = f.read()
-    check("answers.md" not in files and "## Answer" not in readme and "| speed |" in readme,
-          f"{ex.label}: the kit has the statement and its grading table, not the answer key")
+    check("answers.md" not in files and "## Answer" not in readme and "| speed |" in readme
+          and "ANSWERS.md" in files and ".gitignore" in files,
+          f"{ex.label}: the kit has the statement, its grading table and a page for the written "
+          f"answers, not the answer key")
 
 
 def test_splicer():
@@ -262,6 +267,13 @@ def test_grading_without_gpu(tmp, gpu):
                                           "Gradescope's fields")
     check(not tests[0]["status"] == "passed" and "error" in tests[0]["output"],
           "grade: the compiler's message is in the compile case's output")
+    secret = [t["name"] for t in tests if "secret" in t["name"]]
+    with open(os.path.join(out, "report.txt")) as f:
+        report = f.read()
+    check(secret and all(re.fullmatch(r"correct secret \d+", n) for n in secret)
+          and "-m " not in json.dumps([t for t in tests if "secret" in t["name"]])
+          and report.count("(args: -m ") == len(secret),
+          "grade: the secret sizes are in the instructor's report.txt only, not in results.json")
     suite = ET.parse(os.path.join(out, "junit.xml")).getroot().find("testsuite")
     check(suite is not None and int(suite.get("tests")) == len(tests) and
           int(suite.get("failures")) == len(tests), "grade: junit.xml parses, every case a failure")
@@ -272,7 +284,15 @@ def test_grading_without_gpu(tmp, gpu):
           and "closes a bracket" in res["tests"][0]["output"],
           "grade: a region that escapes its function to write results.json gets 0, and the "
           "grader's results.json")
+    os.makedirs(os.path.join(subs, ".git"), exist_ok=True)  # not a student
     out = os.path.join(tmp, "out-all")
+    env = dict(os.environ)
+    env.pop("GRADE_SECRET", None)
+    p = subprocess.run(["make", "-s", "--no-print-directory", "-o", "all", "grade-all",
+                        "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}"], cwd=ROOT,
+                       capture_output=True, text=True, env=dict(env, HOME=tmp))
+    check(p.returncode != 0 and "GRADE_SECRET" in p.stderr,
+          "grade-all: refuses to grade a class without a secret", p.stderr[-300:])
     p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}")
     with open(os.path.join(out, "gradebook.csv")) as f:
         book = list(csv.DictReader(f))
@@ -294,12 +314,32 @@ def test_grading_without_gpu(tmp, gpu):
                                            f"SUB={d}", f"OUT={o}")))
         for e, o, job in jobs:
             p = job.result()
-            res = results(o)
-            # make reports the grader's exit code 3 as "Error 3" (and exits 2 itself)
-            check("Error 3" in p.stderr and res.get("incomplete") and res["tests"][0]["status"] == "passed"
-                  and "GPU" in p.stderr,
+            # an unfinished grading writes incomplete.json (no total), never results.json; make
+            # reports the grader's exit code 3 as "Error 3" (and exits 2 itself)
+            with open(os.path.join(o, "incomplete.json")) as f:
+                res = json.load(f)
+            check("Error 3" in p.stderr and res.get("incomplete") and "score" not in res
+                  and res["tests"][0]["status"] == "passed" and "GPU" in p.stderr
+                  and not os.path.exists(os.path.join(o, "results.json")),
                   f"{e.label}: without a GPU the reference compiles (10 points) and grading stops "
                   f"with exit 3", p.stderr[-300:])
+
+
+def test_rules():
+    ex = grade.find_exercise("04-atomics", "casint")
+    sol = ex.kit_source(True)
+    def body(lines):
+        return with_bodies(sol, ex.name, {0: lines})
+    tries = {"atomicAdd": ["return atomicAdd(address, value);"],
+             "__nv_atomic_fetch_add": ["return __nv_atomic_fetch_add(address, value, "
+                                       "__NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);"],
+             "inline PTX": ['unsigned old; asm volatile("atom.add.u32 %0, [%1], %2;" : "=r"(old) '
+                            ': "l"(address), "r"(value)); return old;']}
+    for what, lines in tries.items():
+        check(grade.rules_broken(ex, body(lines)) is not None,
+              f"rules: casint refuses a body built on {what}")
+    check(grade.rules_broken(ex, sol) is None and grade.rules_broken(ex, ex.kit_source(False)) is None,
+          "rules: the reference passes them, and the untouched stub is graded as it is")
 
 
 def test_secret_and_runs(tmp):
@@ -411,11 +451,13 @@ def grade_exercise_on_gpu(ex, tmp):
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
     gpu = grade.gpu_reason() is None
+    os.environ.setdefault("GRADE_SECRET", "kernel-ladder-tests")  # grade-all needs one
     with tempfile.TemporaryDirectory(prefix="kl-test-grader-") as tmp:
         if mode == "cpu":
             exs = test_exercises()
             test_bad_input(tmp)
             test_splicer()
+            test_rules()
             test_secret_and_runs(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
