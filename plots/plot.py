@@ -163,10 +163,30 @@ def sweep(chapter, rows, out_dir, gpu):
     save(fig, out_dir, f"{chapter}-sweep")
 
 
+def place(chapter, r):
+    """(operations per byte, G operations/s) of a row on the roofline, by the operations the
+    algorithm needs over the fewest bytes it must move (docs/methodology.md), or None.
+    Where the CSV has both rates their ratio is the intensity. Otherwise the chapter says what it
+    counts: a transpose moves elements (an "operation" an element, 8 bytes read + written); the
+    min-plus product does 2 n^3 adds and mins on 8 n^2 bytes (d read once, r written once), n / 4
+    an byte; a histogram does one update a byte read."""
+    gf, gb = num(r, "gflops"), num(r, "gbps")
+    if gf and gb:
+        return gf / gb, gf
+    if chapter == "01-transpose" and gb:
+        return 1 / 8, gb / 8
+    if chapter == "02-shortcut" and gf:
+        return int(r["n"]) / 4, gf
+    if chapter == "04-atomics" and gb:
+        return 1.0, gb
+    return None
+
+
 def roofline(results_dir, out_dir, gpu):
-    """Ceilings from 00-peaks: memory (memcpy GB/s) and FP32 FMA (GFLOP/s). Chapters that count
-    no operations (a transpose only moves data) are placed on the memory roof at one
-    'operation' per element moved (4 bytes read + 4 written)."""
+    """The ceilings chapter 00 measured (memory: the copy bandwidth; FP32 FMA; add+min) and every
+    chapter's versions at the headline size, stacked at the chapter's intensity from the slowest
+    to the fastest, the fastest marked and named. The FP64 build is left out: its ceiling is not
+    measured yet."""
     peaks_path = os.path.join(results_dir, "00-peaks.csv")
     if not os.path.exists(peaks_path):
         return
@@ -177,38 +197,76 @@ def roofline(results_dir, out_dir, gpu):
     addmin = next((num(r, "gflops") for r in peaks if r["version"] == "addmin"), None)
     if not bw or not fma:
         return
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    xs = [2 ** e for e in range(-5, 11)]
-    ax.plot(xs, [min(fma, bw * x) for x in xs], color="black", lw=1.2,
-            label=f"memory {bw:.0f} GB/s, FP32 FMA {fma / 1e3:.1f} TFLOP/s")
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    xs = [2 ** e for e in range(-5, 12)]
+    ax.plot(xs, [min(fma, bw * x) for x in xs], color="black", lw=1.2)
+    ax.annotate(f"memory {bw:,.0f} GB/s", (2 ** -4.6, bw * 2 ** -4.6), rotation=0, fontsize=7,
+                xytext=(0, 6), textcoords="offset points")
+    ax.annotate(f"FP32 FMA {fma / 1e3:.1f} TFLOP/s", (2 ** 4.2, fma), fontsize=7, xytext=(0, 4),
+                textcoords="offset points")
     if addmin:
-        ax.plot(xs, [min(addmin, bw * x) for x in xs], color="gray", lw=0.8, ls="--",
-                label=f"add+min {addmin / 1e3:.1f} TOP/s")
-    markers = "osD^v<>Ph*X"
-    for i, path in enumerate(p for p in result_files(results_dir) if "00-peaks" not in p):
+        ax.plot(xs, [min(addmin, bw * x) for x in xs], color="#777777", lw=0.9, ls=(0, (4, 2)))
+        ax.annotate(f"add+min {addmin / 1e3:.1f} T ops/s", (2 ** 4.2, addmin), fontsize=7,
+                    xytext=(0, -10), textcoords="offset points", color="#555555")
+    chapters = [p for p in result_files(results_dir) if "00-peaks" not in p and "-f64" not in p]
+    colors = plt.get_cmap("tab10")
+    labels = []
+    for i, path in enumerate(chapters):
         chapter = chapter_of(path)
         rows = [r for r in headline(chapter, read_csv(path)) if r["ok"] == "yes"]
-        pts = []
-        for r in rows:
-            gf, gb = num(r, "gflops"), num(r, "gbps")
-            if gf and gb:
-                pts.append((gf / gb, gf, r["version"]))
-            elif gf and not gb:
-                continue  # operations without a byte count: no intensity to place it at
-            elif gb:
-                pts.append((1 / 8, gb / 8, r["version"]))
-        if pts:
-            ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, marker=markers[i % 11],
-                       label=chapter)
-            best = max(pts, key=lambda p: p[1])
-            ax.annotate(best[2], (best[0], best[1]), fontsize=6, xytext=(3, 3),
-                        textcoords="offset points")
+        pts = [(place(chapter, r), r) for r in rows]
+        pts = [(xy, r) for xy, r in pts if xy and (is_ours(r["version"]) or
+                                                    r["version"] in ("cublas-tf32",))]
+        if not pts:
+            continue
+        ours = [(xy, r) for xy, r in pts if is_ours(r["version"])]
+        color = colors(i % 10)
+        ax.scatter([xy[0] for xy, _ in ours], [xy[1] for xy, _ in ours], s=12, color=color,
+                   alpha=0.55, lw=0)
+        best = max(ours, key=lambda p: p[0][1])
+        ax.scatter([best[0][0]], [best[0][1]], s=40, color=color, edgecolor="black", lw=0.6,
+                   zorder=3)
+        labels.append((best[0], f"{chapter}: {best[1]['version']} {best[1]['idea']}", color))
+        for xy, r in pts:
+            if r["version"] == "cublas-tf32":
+                ax.scatter([xy[0]], [xy[1]], s=22, marker="^", color="white", edgecolor=color,
+                           zorder=3)
+                ax.annotate("cublas-tf32 (tensor cores)", xy, fontsize=7, xytext=(5, -2),
+                            textcoords="offset points", color="#444444")
+    # names beside the best points: the memory-bound chapters' to the right of theirs, moved up
+    # where two would overlap; the compute-bound ones' in a column below the roofs, each with a
+    # line to its point
+    gap = 9  # points between two names
+    placed = []
+    below = 0
+    for (x, y), text, color in sorted(labels, key=lambda t: (t[0][0] > 2 ** 7,
+                                                            t[0][1] * (-1 if t[0][0] > 2 ** 7 else 1))):
+        if x > 2 ** 7:
+            below += 1
+            ax.annotate(text, (x, y), xytext=(2 ** 7.2, 9000 / 2.2 ** below), textcoords="data",
+                        fontsize=7, color=color, va="center", ha="left",
+                        arrowprops=dict(arrowstyle="-", lw=0.4, color=color))
+            continue
+        yd = ax.transData.transform((x, y))[1] * 72 / fig.dpi
+        for other in placed:
+            if abs(other[1] - yd) < gap:
+                yd = other[1] + gap
+        placed.append((x, yd))
+        dy = yd - ax.transData.transform((x, y))[1] * 72 / fig.dpi
+        ax.annotate(text, (x, y), xytext=(7, dy), textcoords="offset points", fontsize=7,
+                    color=color, va="center",
+                    arrowprops=dict(arrowstyle="-", lw=0.4, color=color) if dy > 1 else None)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("operations per byte of device memory traffic")
+    ax.set_xlim(2 ** -5, 2 ** 12)
+    ax.set_xlabel("operations per byte the algorithm must move")
     ax.set_ylabel("G operations / s")
-    ax.set_title(f"Every version under the ceilings measured by 00-peaks, {gpu}", fontsize=9)
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    ax.set_title(f"Every chapter under the ceilings chapter 00 measured, {gpu}", fontsize=9)
+    fig.text(0.01, -0.04, "Each chapter's versions stack at its algorithm's intensity, slowest at the "
+             "bottom; the ringed point is the fastest. 01 counts an element moved (8 bytes) as "
+             "an operation,\n04 an update (a byte read). cublas-tf32 runs on the tensor cores, "
+             "whose ceiling is far above the FP32 one drawn here; the FP64 build is not shown.",
+             fontsize=6.5, color="#444444", va="top")
     save(fig, out_dir, "roofline")
 
 
