@@ -341,9 +341,9 @@ def run(cmd, cwd, timeout, env=None):
 # ---- cases ----------------------------------------------------------------------------------------
 
 class Case:
-    def __init__(self, kind, name, points, args="", visibility="visible", tool=None):
+    def __init__(self, kind, name, points, args="", tool=None):
         self.kind, self.name, self.max_score = kind, name, float(points)
-        self.args, self.visibility, self.tool = args, visibility, tool
+        self.args, self.visibility, self.tool = args, "visible", tool
         self.score, self.passed, self.output, self.seconds = 0.0, False, "not run", 0.0
         self.secret, self.skipped = False, False  # skipped: not run because the grader could not
 
@@ -420,6 +420,14 @@ class Grading:
 
     def case(self, kind):
         return [c for c in self.cases if c.kind == kind]
+
+    def mark_incomplete(self, why):
+        """The grader could not finish: the cases it did not run are skipped, not failed."""
+        self.incomplete = why
+        for c in self.cases:
+            if c.kind != "compile" and c.output.startswith("not run"):
+                c.result(False, "not run: the grader could not finish (INCOMPLETE)")
+                c.skipped = True
 
     def not_run(self, kinds, why):
         for c in self.cases:
@@ -947,7 +955,7 @@ def cmd_starter(args):
 
 
 def grade_many(ex, students, out_root, tc, args, single):
-    """Grades each (name, path) in students; returns the gradings and the exit code."""
+    """Grades each (name, path) in students, one GPU phase at a time; returns the exit code."""
     work_root = tempfile.mkdtemp(prefix="kl-grade-")
     try:
         outs = [out_root] if single else [os.path.join(out_root, name) for name, _ in students]
@@ -974,19 +982,14 @@ def grade_many(ex, students, out_root, tc, args, single):
         with gpu_lock() if any(ok) and not problem else contextlib.nullcontext():
             for g, compiled in zip(gradings, ok):
                 if compiled and problem:
-                    g.incomplete = problem
-                    g.not_run(("correct", "sanitize", "speed"),
-                              "the grader could not run (INCOMPLETE)")
-                    for c in g.cases:
-                        c.skipped = c.kind != "compile"
+                    g.mark_incomplete(problem)
                 elif compiled:
                     t = time.monotonic()
                     try:
                         g.run_gpu(*tools, args.time_limit)
                     except GraderError as e:
-                        problem = g.incomplete = str(e)
-                        for c in g.cases:
-                            c.skipped = c.kind != "compile" and c.output.startswith("not run")
+                        problem = str(e)
+                        g.mark_incomplete(problem)
                     g.gpu_seconds = time.monotonic() - t
                 print(g.write())
         if not single:
