@@ -12,18 +12,28 @@ ARCH ?= native
 else
 ARCH ?= sm_80 sm_90
 endif
+comma := ,
+# -gencode flags for the architectures in $(1). For a chapter whose chapter.mk sets
+# <topic>_SM90A (Hopper's wgmma and TMA exist only in the arch-specific target), sm_90 becomes
+# sm_90a; with ARCH=native, so does a Hopper GPU's own architecture.
+sm90a_for = $(if $(and $($(2)_SM90A),$(filter sm_90,$(1))),a)
+gencode_list = $(foreach a,$(1),-gencode arch=compute_$(a:sm_%=%)$(call sm90a_for,$(a),$(2))$(comma)code=$(a)$(call sm90a_for,$(a),$(2)))
+GPU_CC := $(if $(HAVE_GPU),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1))
 ifeq ($(ARCH),native)
 GENCODE := -arch=native
+gencode_of = $(if $(and $($(1)_SM90A),$(filter 9.0,$(GPU_CC))),-gencode arch=compute_90a$(comma)code=sm_90a,-arch=native)
 else
-GENCODE := $(foreach a,$(ARCH),-gencode arch=compute_$(a:sm_%=%),code=$(a))
+GENCODE := $(call gencode_list,$(ARCH))
+gencode_of = $(call gencode_list,$(ARCH),$(1))
 endif
 
 # -O3 and line info for the profiler; every warning is an error, spills included; no
 # fast-math: the results we check must be the arithmetic we wrote.
 # EXTRA_NVFLAGS adds to them for an experiment: make EXTRA_NVFLAGS="-Xptxas -v".
 NVWARN  := -Xcompiler -Wall,-Wextra -Werror all-warnings
-NVFLAGS := -O3 -lineinfo -std=c++17 $(GENCODE) $(NVWARN) -Xptxas -warn-spills -Icommon -Ibuild \
-           $(EXTRA_NVFLAGS)
+NVFLAGS_BASE := -O3 -lineinfo -std=c++17 $(NVWARN) -Xptxas -warn-spills -Icommon -Ibuild \
+                $(EXTRA_NVFLAGS)
+NVFLAGS := $(GENCODE) $(NVFLAGS_BASE)
 CFLAGS  := -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Icommon
 LDLIBS  := -lpthread  # common/rng.c fills large inputs with several threads
 
@@ -71,8 +81,7 @@ build/gpuinfo: common/gpuinfo.cu $(COMMON_OBJS) | build
 # reported by the build for the GPU at hand, not here: on some architectures a few are expected.
 ARCHS_ALL   := sm_75 sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
 ARCHS_KNOWN  = $(filter $(ARCHS_ALL),$(subst compute_,sm_,$(shell $(NVCC) --list-gpu-arch 2>/dev/null)))
-NVFLAGS_ALL  = -O3 -lineinfo -std=c++17 $(NVWARN) -Icommon -Ibuild $(EXTRA_NVFLAGS) \
-               $(foreach a,$(ARCHS_KNOWN),-gencode arch=compute_$(a:sm_%=%),code=$(a))
+NVFLAGS_ALL  = -O3 -lineinfo -std=c++17 $(NVWARN) -Icommon -Ibuild $(EXTRA_NVFLAGS)
 
 print-archs:
 	@echo $(ARCHS_KNOWN)
@@ -81,8 +90,7 @@ print-archs:
 # kernel's registers, spills, stack and shared memory. `make evidence` keeps it under
 # plots/evidence/sm_90/ (no GPU needed), where the numbers the READMEs quote can be checked.
 EVIDENCE_ARCH  := sm_90
-EVIDENCE_FLAGS  = -O3 -lineinfo -std=c++17 -Icommon -Ibuild $(EXTRA_NVFLAGS) -Xptxas -v \
-                  -gencode arch=compute_$(EVIDENCE_ARCH:sm_%=%),code=$(EVIDENCE_ARCH)
+EVIDENCE_FLAGS  = -O3 -lineinfo -std=c++17 -Icommon -Ibuild $(EXTRA_NVFLAGS) -Xptxas -v
 evidence: evidence-ptxas
 	@python3 plots/evidence.py registers --nvcc "$(NVCC)" --arch $(EVIDENCE_ARCH) \
 	    --out plots/evidence/$(EVIDENCE_ARCH) build/evidence/*.ptxas
@@ -93,15 +101,18 @@ evidence-check: evidence-ptxas
 
 define CHAPTER_RULES
 build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
-	$$(NVCC) $$(NVFLAGS) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) $$($(2)_LIBS) $$(LDLIBS)
+	$$(NVCC) $$(call gencode_of,$(2)) $$(NVFLAGS_BASE) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) \
+	    $$($(2)_LIBS) $$(LDLIBS)
 archs: build/archs/$(2).ok
 build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $$@
-	$$(NVCC) $$(NVFLAGS_ALL) $$($(2)_FLAGS) -c -o /dev/null $(1)/$(2).cu && touch $$@
+	$$(NVCC) $$(NVFLAGS_ALL) $$(call gencode_list,$$(ARCHS_KNOWN),$(2)) $$($(2)_FLAGS) -c -o /dev/null \
+	    $(1)/$(2).cu && touch $$@
 evidence-ptxas: build/evidence/$(2).ptxas
 build/evidence/$(2).ptxas: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS)
 	@mkdir -p build/evidence
-	$$(NVCC) $$(EVIDENCE_FLAGS) $$($(2)_FLAGS) -c -o /dev/null $(1)/$(2).cu 2>$$@.tmp && mv $$@.tmp $$@
+	$$(NVCC) $$(EVIDENCE_FLAGS) $$(call gencode_list,$$(EVIDENCE_ARCH),$(2)) $$($(2)_FLAGS) -c \
+	    -o /dev/null $(1)/$(2).cu 2>$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call CHAPTER_RULES,$(d),$(call topic,$(d)))))
 

@@ -218,6 +218,11 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
     for (int i = 0; i < count; i++) {
         if (!selected[i]) continue;
         const version *v = &table[i];
+        const char *why = b->skip ? b->skip(b->problem, v) : NULL;
+        if (why) {
+            printf("    %s: skipped: %s\n", v->tag, why);
+            continue;
+        }
         int checked = !(v->flags & KL_UNCHECKED);
         int ours = !(v->flags & KL_BASELINE);
         if (o->verify && ours) {  // baselines run as usual: a check may compare with them

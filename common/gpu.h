@@ -47,11 +47,14 @@ typedef struct {
     // Optional: one chapter-specific figure for the row, from the median time.
     const char *extra_name;
     double (*extra)(void *problem, double ms_median);
+    // Optional: why version v cannot run on this GPU or this build (NULL when it can). A
+    // skipped version prints one line with the reason instead of its row.
+    const char *(*skip)(void *problem, const version *v);
 } bench;
 
-// For each selected row of the table: poison the output, launch once, check, time (unless
-// --check-only), check again (the output of the last timed launch), print a table row and
-// append it to --csv. Returns KL_EXIT_OK, or KL_EXIT_WRONG if any checked version was wrong.
+// For each selected row of the table that b->skip lets run: poison the output, launch once,
+// check, time (unless --check-only), check again (the output of the last timed launch), print a
+// table row and append it to --csv. Returns KL_EXIT_OK, or KL_EXIT_WRONG if any checked version was wrong.
 int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
               const bool *selected, int count);
 

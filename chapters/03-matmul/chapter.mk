@@ -10,9 +10,9 @@ build/matmul-f64: chapters/03-matmul/matmul.cu $(COMMON_OBJS) $(COMMON_HDRS) | b
 archs: build/archs/matmul-f64.ok
 build/archs/matmul-f64.ok: chapters/03-matmul/matmul.cu $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $@
-	$(NVCC) $(NVFLAGS_ALL) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< && touch $@
+	$(NVCC) $(NVFLAGS_ALL) $(call gencode_list,$(ARCHS_KNOWN)) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< && touch $@
 
 evidence-ptxas: build/evidence/matmul-f64.ptxas
 build/evidence/matmul-f64.ptxas: chapters/03-matmul/matmul.cu $(COMMON_HDRS)
 	@mkdir -p build/evidence
-	$(NVCC) $(EVIDENCE_FLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< 2>$@.tmp && mv $@.tmp $@
+	$(NVCC) $(EVIDENCE_FLAGS) $(call gencode_list,$(EVIDENCE_ARCH)) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< 2>$@.tmp && mv $@.tmp $@
