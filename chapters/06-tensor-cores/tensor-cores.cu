@@ -21,15 +21,11 @@
 //   v7 wide        128 x 256 tiles: each B tile serves twice the rows of A
 //   v8 persistent  one block per SM walks the tiles: the next tile's loads run under this
 //                  tile's stores
-//   v9 clusters    two blocks on neighbouring SMs share each B tile: TMA multicasts one copy
-//                  into both
-//   v10 grouped    the tiles handed out in bands of 8 rows, column by column: the blocks at
-//                  work at once read fewer tiles of A and B, and L2 keeps them
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v8 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v5-v10 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
+// v5-v8 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
@@ -337,39 +333,6 @@ __device__ inline void registers_down() {
 template <int N>
 __device__ inline void registers_up() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
-}
-
-// Thread-block clusters (v9): the blocks of a cluster run at once on neighbouring SMs and can
-// reach each other's shared memory. cluster_rank is this block's number in its cluster;
-// cluster_sync is a barrier for every thread of every block of the cluster.
-__device__ inline unsigned cluster_rank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-__device__ inline void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::
-                     : "memory");
-}
-
-// One arrival on the mbarrier at the same place as `bar` in the shared memory of block `rank`
-// of the cluster (mapa turns our address into that block's).
-__device__ inline void mbar_arrive_in(uint64_t *bar, unsigned rank) {
-    unsigned there;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(there) : "r"(smem(bar)), "r"(rank));
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(there)
-                 : "memory");
-}
-
-// tma_load to every block of the cluster in `blocks` (a bit a block): the box lands at the same
-// place in each one's shared memory, and its bytes count on each one's barrier at `bar`.
-__device__ inline void tma_load_multicast(void *dst, const CUtensorMap *map, int x, int y,
-                                          uint64_t *bar, unsigned short blocks) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem(dst)),
-        "l"(map), "r"(x), "r"(y), "r"(smem(bar)), "h"(blocks)
-        : "memory");
 }
 
 // d += A B^T for a 64 x 128 block of C, A and B read from shared memory through descriptors.
@@ -1147,152 +1110,6 @@ static void launch_v8(void *problem) {
         p->map_a, p->map_b256, p->c, p->m, p->n, p->k);
 }
 
-// ---- v9 clusters --------------------------------------------------------------------------------
-// Every block of v8 reads its A and B tiles from L2 on its own, and two blocks that share a
-// column of C read the same B tile. Now two blocks form a cluster on neighbouring SMs and take
-// two tiles one above the other (256 x 256 of C): each copies its own A tile and one half of
-// the shared B tile, and TMA's multicast writes that half into both blocks' shared memory. A
-// stage of B is then read from L2 once for two blocks: a third less L2 traffic per multiply.
-// A stage may be refilled only when the consumers of both blocks are done with it, so each
-// consumer warp arrives on the "empty" barrier of both blocks.
-
-constexpr int CLUSTER = 2;  // blocks in a cluster, one above the other
-
-template <bool GROUPED>
-__device__ inline tile_origin pair_at(size_t pair, size_t m, size_t n, int tile_n);
-
-#ifdef KL_SM90A
-// A consumer warp is done with a stage: it arrives on the stage's barrier in every block.
-__device__ inline void release_stage_cluster(uint64_t *empty) {
-    __syncwarp();
-    if (threadIdx.x % 32 == 0)
-        for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive_in(empty, r);
-}
-#endif
-
-template <int TILE_N, int STAGES, bool GROUPED>
-__global__ __launch_bounds__(3 * WG, 1) void tc_v9_clusters(
-    const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-    float *c, size_t m, size_t n, size_t k) {
-#ifdef KL_SM90A
-    typedef stage_ring<TILE_N, STAGES> ring;
-    extern __shared__ unsigned char raw[];
-    ring &s = ring_at<ring>(raw);
-    int wg = threadIdx.x / WG;
-    unsigned rank = cluster_rank();  // 0: the upper tile, 1: the lower one
-    size_t pairs = (m + CLUSTER * BM - 1) / (CLUSTER * BM) * ((n + TILE_N - 1) / TILE_N);
-    size_t first = blockIdx.x / CLUSTER, stride = gridDim.x / CLUSTER;
-    int steps = (int)((k + BK - 1) / BK);
-    if (threadIdx.x == 0) {
-        for (int i = 0; i < STAGES; i++) {
-            mbar_init(&s.full[i], 1);
-            mbar_init(&s.empty[i], CLUSTER * 2 * WG / 32);  // every consumer warp of the cluster
-        }
-        mbar_fence_init();
-    }
-    cluster_sync();  // both blocks' barriers exist before either copies into the other
-    int used = 0;
-    if (wg == 0) {
-        registers_down<PRODUCER_REGS>();
-        if (threadIdx.x == 0)
-            for (size_t pair = first; pair < pairs; pair += stride) {
-                tile_origin t = pair_at<GROUPED>(pair, m, n, TILE_N);
-                for (int step = 0; step < steps; step++, used++) {
-                    int slot = used % STAGES;
-                    if (used >= STAGES) mbar_wait(&s.empty[slot], (used / STAGES - 1) % 2);
-                    // our A tile, and our half of B for both blocks: all of B lands here too
-                    mbar_arrive_expect(&s.full[slot], (BM + TILE_N) * BK * sizeof(bf16));
-                    tma_load(s.a[slot], &map_a, step * BK, (int)(t.r0 + rank * BM), &s.full[slot]);
-                    tma_load_multicast(s.b[slot] + rank * (TILE_N / CLUSTER) * BK, &map_b, step * BK,
-                                       (int)(t.c0 + rank * (TILE_N / CLUSTER)), &s.full[slot],
-                                       (1u << CLUSTER) - 1);
-                }
-            }
-    } else {
-        registers_up<CONSUMER_REGS>();
-        for (size_t pair = first; pair < pairs; pair += stride) {
-            tile_origin t = pair_at<GROUPED>(pair, m, n, TILE_N);
-            float acc[TILE_N / 2];
-#pragma unroll
-            for (int i = 0; i < TILE_N / 2; i++) acc[i] = 0.0f;
-            fence_registers(acc);  // the zeros are in place before any wgmma
-            for (int step = 0; step < steps; step++, used++) {
-                int slot = used % STAGES;
-                mbar_wait(&s.full[slot], used / STAGES % 2);
-                wgmma_fence();
-                wgmma_stage(acc, s.a[slot] + (wg - 1) * 64 * BK, s.b[slot]);
-                wgmma_commit();
-                wgmma_wait<1>();
-                if (step > 0) release_stage_cluster(&s.empty[(used - 1) % STAGES]);
-            }
-            wgmma_wait<0>();
-            release_stage_cluster(&s.empty[(used - 1) % STAGES]);
-            fence_registers(acc);
-            store_warpgroup(acc, c, t.r0 + rank * BM + (wg - 1) * 64, t.c0, m, n);
-        }
-    }
-    cluster_sync();  // no block leaves while the other may still copy into it or arrive on it
-#endif
-}
-
-template <bool GROUPED>
-static void launch_clusters(tc_problem *p) {
-    typedef stage_ring<WIDE_N, V6_STAGES> ring;
-    auto kernel = tc_v9_clusters<WIDE_N, V6_STAGES, GROUPED>;
-    // a launch in clusters of CLUSTER blocks (the kernel cannot say so itself: __cluster_dims__
-    // would not compile for the GPUs before Hopper that this file also builds for)
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = CLUSTER, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.blockDim = dim3(3 * WG);
-    cfg.dynamicSmemBytes = ring_bytes<ring>();
-    cfg.attrs = &cluster;
-    cfg.numAttrs = 1;
-    static unsigned clusters = 0;  // clusters the GPU runs at once
-    if (!clusters) {
-        allow_smem(kernel, ring_bytes<ring>());
-        cfg.gridDim = dim3(CLUSTER * p->sms);
-        int count = 0;
-        CHECK(cudaOccupancyMaxActiveClusters(&count, kernel, &cfg));
-        clusters = count > 0 ? (unsigned)count : 1;
-        if (getenv("TC_CLUSTERS")) clusters = (unsigned)atoi(getenv("TC_CLUSTERS"));  // DEBUG
-        fprintf(stderr, "DEBUG clusters=%u (occupancy said %d)\n", clusters, count);
-    }
-    make_maps(p);
-    unsigned pairs = tiles(p->m, p->n, CLUSTER * BM, WIDE_N);
-    cfg.gridDim = dim3(CLUSTER * min(pairs, clusters));
-    CHECK(cudaLaunchKernelEx(&cfg, kernel, p->map_a, p->map_b128, p->c, p->m, p->n, p->k));
-}
-
-// v9 hands out the pairs of tiles row by row, as every version before it.
-template <>
-__device__ inline tile_origin pair_at<false>(size_t pair, size_t, size_t n, int tile_n) {
-    return tile_at(pair, n, CLUSTER * BM, tile_n);
-}
-
-static void launch_v9(void *problem) { launch_clusters<false>((tc_problem *)problem); }
-
-// ---- v10 grouped --------------------------------------------------------------------------------
-// The blocks at work at one time take the pairs that come next in the order: row by row, that
-// is a band 2 tiles high and as wide as C, so that together they read a few tiles of A but
-// every tile of B, far more than L2 keeps. Now the pairs go down bands of GROUP rows of pairs,
-// column after column: the 66 clusters at work cover about 8 x 8 pairs, reading 8 columns of
-// B tiles and 8 rows of A, which L2 serves many times before they leave it.
-
-constexpr int GROUP = 8;  // rows of pairs in a band: 8 x 256 rows of A
-
-template <>
-__device__ inline tile_origin pair_at<true>(size_t pair, size_t m, size_t n, int tile_n) {
-    size_t rows = (m + CLUSTER * BM - 1) / (CLUSTER * BM), cols = (n + tile_n - 1) / tile_n;
-    size_t band = pair / (GROUP * cols), first = band * GROUP;
-    size_t high = rows - first < GROUP ? rows - first : GROUP;  // the last band may be lower
-    size_t q = pair - band * GROUP * cols;                      // the pair's place in its band
-    return {(first + q % high) * CLUSTER * BM, q / high * tile_n};
-}
-
-static void launch_v10(void *problem) { launch_clusters<true>((tc_problem *)problem); }
-
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -1307,8 +1124,6 @@ static const version versions[] = {
     {"v6", "specialized", launch_v6, NEEDS_SM90A},
     {"v7", "wide", launch_v7, NEEDS_SM90A},
     {"v8", "persistent", launch_v8, NEEDS_SM90A},
-    {"v9", "clusters", launch_v9, NEEDS_SM90A},
-    {"v10", "grouped", launch_v10, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
