@@ -190,7 +190,8 @@ __device__ inline uint4 load_piece(const bf16 *x, size_t row, size_t col, size_t
 constexpr int BM = 128, BN = 128, BK = 64;
 constexpr int PIECES = BK / 8;  // 16-byte pieces in a row of a tile
 // 8 warps: a 2 x 4 grid of warps over the 128 x 128 tile, each warp a 64 x 32 piece of C.
-constexpr int THREADS = 256, WARP_M = 64, WARP_N = 32;
+constexpr int THREADS = 256;
+enum { WARP_M = 64, WARP_N = 32 };
 
 // ---- the tensor cores' instructions, one function each -----------------------------------------
 // Every PTX instruction the chapter uses, wrapped in a small function that says what it does,
@@ -602,6 +603,7 @@ static void launch_v1(void *problem) {
 template <int (*Place)(int, int)>
 __device__ void warp_tile_mma(const uint4 *sa, const uint4 *sb, int wm, int wn,
                               float (&acc)[4][4][4]) {
+    // EXERCISE: mma begin
     int lane = threadIdx.x % 32;
 #pragma unroll
     for (int kk = 0; kk < BK / 16; kk++) {
@@ -621,6 +623,7 @@ __device__ void warp_tile_mma(const uint4 *sa, const uint4 *sb, int wm, int wn,
             for (int j = 0; j < 4; j++)
                 mma_16x8x16(acc[i][j], fa[i], fb[j / 2][j % 2 * 2], fb[j / 2][j % 2 * 2 + 1]);
     }
+    // EXERCISE: mma end
 }
 
 // The accumulators to C, straight from the registers: lane l holds rows l / 4 and l / 4 + 8 of
@@ -673,7 +676,11 @@ static void launch_v2(void *problem) {
 // different groups of 4 banks. Stores and loads use the same function, so nothing else changes.
 // (It is the pattern Hopper's copy engine calls the 128-byte swizzle, which v5 gets for free.)
 
-__device__ inline int swizzled(int r, int q) { return r * PIECES + (q ^ (r % 8)); }
+__device__ inline int swizzled(int r, int q) {
+    // EXERCISE: swizzled begin
+    return r * PIECES + (q ^ (r % 8));
+    // EXERCISE: swizzled end
+}
 
 __global__ __launch_bounds__(THREADS) void tc_v3_swizzled(const bf16 *a, const bf16 *b, float *c,
                                                             size_t m, size_t n, size_t k,
