@@ -37,9 +37,11 @@ NVFLAGS := $(GENCODE) $(NVFLAGS_BASE)
 CFLAGS  := -std=c11 -O2 -Wall -Wextra -Werror -pedantic -Icommon
 LDLIBS  := -lpthread  # common/rng.c fills large inputs with several threads
 
-# Chapters, in reading order: chapters/NN-topic/topic.cu builds to build/topic.
+# Chapters, in reading order: chapters/NN-topic/topic.cu builds to build/topic, or, where the
+# chapter has a `programs` file, its first program does (chapters/07-multi-gpu/allreduce.cu).
 CHAPTER_DIRS := $(sort $(wildcard chapters/[0-9][0-9]-*))
-topic = $(shell echo $(notdir $(1)) | cut -c4-)
+topic = $(shell f=chapters/$(notdir $(1))/programs; [ -f $$f ] && sed -n '/^[a-z0-9]/{p;q;}' $$f || \
+          echo $(notdir $(1)) | cut -c4-)
 TOPICS := $(foreach d,$(CHAPTER_DIRS),$(call topic,$(d)))
 PROGRAMS := $(TOPICS:%=build/%)
 

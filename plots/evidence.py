@@ -70,10 +70,14 @@ def parse_ptxas(path):
 
 
 def chapter_name(program):
-    """'matmul-f64' -> '03-matmul-f64', from the chapter folders."""
+    """'matmul-f64' -> '03-matmul-f64', 'allreduce' -> '07-multi-gpu', from the chapter folders
+    (a chapter's first program is its topic, or the first line of its `programs` file)."""
     for d in sorted(glob.glob(os.path.join(ROOT, "chapters", "[0-9][0-9]-*"))):
         ch = os.path.basename(d)
         topic = ch[3:]
+        if os.path.exists(os.path.join(d, "programs")):
+            with open(os.path.join(d, "programs")) as f:
+                topic = next(l.strip() for l in f if re.match(r"[a-z0-9]", l))
         if program == topic or program.startswith(topic + "-"):
             return ch + program[len(topic):]
     return program

@@ -3,6 +3,7 @@
 A chapter README marks a table like this (filters select rows, the words after | are columns):
     <!-- table 01-transpose m=8192 n=8192 | version idea ms gbps pct_of_baseline -->
     <!-- /table -->
+(a chapter measured on several GPUs names its results folder: <!-- table 2x-h200/07-multi-gpu ...),
 and the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
 An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
 table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
@@ -92,7 +93,9 @@ def heading(col, rows):
 def render_table(spec, gpu):
     where, _, cols = spec.partition("|")
     words = where.split()
-    csv_path = os.path.join(ROOT, "plots", "results", gpu, words[0] + ".csv")
+    # "07-multi-gpu", or "2x-h200/07-multi-gpu": a results folder of its own (several GPUs)
+    csv_path = os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in words[0] else []),
+                            words[0] + ".csv")
     if not os.path.exists(csv_path):
         return f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
     filters = parse_filters(words[1:])

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench [CH=NN-topic]: each chapter's sweep (chapters/*/bench.args) into a fresh
-# plots/results/<gpu>/NN-topic.csv (plus NN-topic.env.csv), then a terminal chart of it.
+# plots/results/<gpu>/NN-topic.csv (plus NN-topic.env.csv), then a terminal chart of it. A
+# chapter with a `gpus` file (the fewest GPUs it runs on) goes into plots/results/<count>x-<gpu>/,
+# <count> the GPUs it ran on, and is skipped, with a line, where there are fewer.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -24,9 +26,20 @@ say() {
     printf '[%d/%d, %d s so far%s] %s\n' "$((done_runs + 1))" "$total" "$now" "$left" "$*" >&2
 }
 for d in $(chapters "${1:-}"); do
-    ch=$(basename "$d") topic=$(basename "$d" | cut -c4-)
+    ch=$(basename "$d") topic=$(programs "$d" | head -n 1)
+    dir="plots/results/$slug"
+    need=$(arg_lines "$d/gpus" | head -n 1)
+    if [ -n "$need" ]; then
+        have=$(build/gpuinfo count)
+        if [ "$have" -lt "$need" ]; then
+            echo "make bench: $ch needs $need GPUs, this machine has $have: skipped"; continue
+        fi
+        dir="plots/results/${have}x-$slug"
+        mkdir -p "$dir"
+        echo "make bench: $ch on $have GPUs -> $dir/"
+    fi
     for prog in $(programs "$d"); do
-        csv="plots/results/$slug/$ch${prog#"$topic"}.csv"  # matmul-f64 -> 03-matmul-f64.csv
+        csv="$dir/$ch${prog#"$topic"}.csv"  # matmul-f64 -> 03-matmul-f64.csv
         rm -f "$csv"
         while read -r args; do
             echo "== $prog $args"

@@ -78,11 +78,23 @@ class GraderError(Exception):
 
 # ---- exercises -----------------------------------------------------------------------------------
 
+def chapter_line(chapter, name):
+    """The first line of the chapter's file `name` that is not a comment or blank, or None."""
+    path = os.path.join(ROOT, "chapters", chapter, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return next((l.strip() for l in f if l.strip() and not l.startswith("#")), None)
+
+
 class Exercise:
     def __init__(self, chapter, name):
         self.chapter, self.name = chapter, name
         self.dir = os.path.join(ROOT, "chapters", chapter, "exercises", name)
-        self.topic = chapter[3:]
+        # the program: the topic ('01-transpose': transpose), or the first in the chapter's
+        # `programs` file ('07-multi-gpu': allreduce); the fewest GPUs it runs on: `gpus`, or 1
+        self.topic = chapter_line(chapter, "programs") or chapter[3:]
+        self.gpus = int(chapter_line(chapter, "gpus") or 1)
         self.source_path = os.path.join(ROOT, "chapters", chapter, self.topic + ".cu")
         if tomllib is None:
             raise UsageError("the grader needs Python 3.11 or later (tomllib), or the tomli package")
@@ -272,6 +284,15 @@ def chapter_mk(ex):
 
 
 _gpu = {}
+
+
+def gpu_count():
+    """How many GPUs CUDA shows (build/gpuinfo count); call it only where gpu_reason() is None."""
+    if "count" not in _gpu:
+        p = subprocess.run([os.path.join(ROOT, "build", "gpuinfo"), "count"], capture_output=True,
+                           text=True)
+        _gpu["count"] = int(p.stdout.strip() or 0)
+    return _gpu["count"]
 
 
 def gpu_reason():
@@ -913,8 +934,15 @@ other change. Out of {ex.total():g} points:
 | speed | {r['speed']['points']:g} | at `{r['speed']['args']}`, your {ex.version} against the reference solution, each timed in its own run (as a share of the chapter's baseline where it has one): {tiers} |
 
 Each run has a time limit: a hang costs its case. The sanitizer and speed cases need at least
-one correct case first.{rules_line(ex)}
+one correct case first.{rules_line(ex)}{gpus_line(ex)}
 """
+
+
+def gpus_line(ex):
+    if ex.gpus < 2:
+        return ""
+    return (f" It is graded on a machine with {ex.gpus} or more GPUs; on fewer, grading stops "
+            f"after the compile, and no score is given.")
 
 
 def rules_line(ex):
@@ -963,6 +991,8 @@ def grade_many(ex, students, out_root, tc, args, single):
                     for (name, path), out in zip(students, outs)]
         kit, solution, types = ex.kit_source(False), ex.kit_source(True), source.type_names(ex.text())
         problem, reference = gpu_reason(), None
+        if not problem and ex.gpus > 1 and gpu_count() < ex.gpus:  # its program would run nothing: no grade
+            problem = f"{ex.label} needs {ex.gpus} GPUs; this machine has {gpu_count()}"
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
             # the reference solution compiles beside the submissions
             ref_job = pool.submit(reference_binary, ex, tc) if not problem else None

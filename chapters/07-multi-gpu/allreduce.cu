@@ -1,0 +1,1109 @@
+// Chapter 07: all-reduce across GPUs. Every GPU holds n floats; afterwards every GPU holds the
+// element-wise sum of all of them. We build what NCCL does, one idea at a time, and run NCCL
+// itself first, in the same process, on the same buffers.
+//
+//   nccl          (baseline) ncclAllReduce over every GPU, NVLink multicast (NVLS) off
+//   v0 host        copy every buffer to the host, add them on the CPU, copy the sum back
+//   v1 naive       each GPU copies every other GPU's whole buffer (cudaMemcpyPeerAsync) and adds
+//                  it into its result: G - 1 whole buffers cross into every GPU, one after another
+//   v2 shards      reduce-scatter + all-gather: GPU g owns shard g, receives only that shard of
+//                  the others' buffers, sums it, and the others copy the finished shard back
+//   v3 pipelined   v2 cut into chunks over three streams a GPU: chunk c+1 arrives while chunk c
+//                  is summed and chunk c-1 is copied back, so copies and sums overlap
+//   v4 direct      no copies: kernels load the other GPUs' memory over NVLink (peer access);
+//                  one kernel sums the shard, a one-warp kernel is the barrier between GPUs
+//                  (flags at system scope), one kernel gathers the finished shards
+//   v5 ring        one kernel a GPU: channels (blocks) each run a ring over every GPU, step by
+//                  step, chunk by chunk, each step waiting only for the left neighbour's flag
+//
+// Build and run:   make build/allreduce && build/allreduce       (n = 2^28 floats, 1 GiB a GPU)
+//                  build/allreduce -n 1000003 -v v3,v5 --reps 50
+//                  build/allreduce --input int | --list | --help | --check-only | --self-test
+// It needs two or more GPUs; with one it says so and exits 0, with none it exits 3.
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda/atomic>
+#include <nccl.h>
+
+#include "gpu.h"
+#include "npy.h"
+#include "rng.h"
+
+// 2^28 floats: 1 GiB a GPU, eighteen times the 60 MB L2 of an H200, and the size at which the
+// project measured NCCL on two H200s (README). Large messages are where an all-reduce is bound by
+// the links, which is the lesson; the bench sweep goes down to 4 KiB.
+#define DEFAULT_N 268435456
+// 20 timed launches give a stable median; 3 warm-up launches take NCCL's first-call set-up,
+// module loading and first-touch effects out of the numbers.
+#define DEFAULT_REPS 20
+#define DEFAULT_WARMUP 3
+#define DEFAULT_SEED 42
+
+// The most GPUs we drive: an NVSwitch node has 8, and every array below is sized by it.
+#define MAX_GPUS 8
+// Every shard, channel slice and chunk begins at a multiple of ALIGN floats (128 bytes): float4
+// loads are aligned, and a warp's 32 loads of 16 bytes are four whole 128-byte lines.
+#define ALIGN 32
+// Streams a GPU: [0] sums (and everything of the versions that need one stream), [1] copies in,
+// [2] copies out (v3 overlaps all three).
+#define STREAMS 3
+// Events a GPU for ordering work between streams and GPUs: v2 uses one, v3 two a chunk.
+#define EVENTS 64
+// Flag words a GPU, written by the other GPUs (v4: one per peer; v5: one per channel).
+#define FLAG_WORDS 64
+// A grid-stride kernel's block: eight warps.
+#define THREADS 256
+
+// --input: what the floats are.
+//   random  uniform in [-1, 1): GPU 0 takes the generator's first n values, GPU 1 the next n...
+//   int     whole numbers -8 to 8: every sum of up to 8 of them is exact in a float whatever
+//           the order of the adds, so every version must match the reference bit for bit
+static const char *const inputs[] = {"random", "int", NULL};
+
+// Version flags of this chapter, beside the harness's KL_BASELINE and KL_UNCHECKED: what a version
+// needs of the machine. main skips it, with a line that says why, where the GPUs lack it.
+enum {
+    NEEDS_ALL_PEERS = 4u,   // every GPU loads from and stores to every other GPU's memory
+    NEEDS_RING_PEERS = 8u,  // GPU g reaches GPU g - 1 (it loads) and GPU g + 1 (it sets a flag)
+};
+
+// The problem every version sees. Pointers are per GPU: x[g] lives on GPU g.
+typedef struct {
+    int gpus;                    // G: the GPUs taking part, 0 .. G - 1
+    size_t n;                    // floats in each GPU's buffer
+    int sms, sm_threads;         // of GPU 0; every GPU is taken to be of the same kind
+    float *x[MAX_GPUS];          // the inputs: n floats on each GPU, never written by a version
+    float *out[MAX_GPUS];        // the results: n floats on each GPU
+    float *scratch[MAX_GPUS];    // where a version puts what it received: scratch_count floats
+    size_t scratch_count;
+    size_t slot;                 // floats from one peer's piece to the next in scratch (v2, v3)
+    unsigned long long *barrier_flags[MAX_GPUS], *ring_flags[MAX_GPUS];  // FLAG_WORDS each
+    unsigned long long barrier_epoch, ring_seq;  // how far those flags have counted (v4, v5)
+    unsigned long long *failure[MAX_GPUS];       // 4 words: a wait that timed out says so here
+    cudaStream_t stream[MAX_GPUS][STREAMS];
+    cudaEvent_t go;                                // recorded on GPU 0 when a launch begins
+    cudaEvent_t done[MAX_GPUS][STREAMS];           // each stream's end of a launch
+    cudaEvent_t ev[MAX_GPUS][EVENTS];
+    ncclComm_t comm[MAX_GPUS];
+    bool peer[MAX_GPUS][MAX_GPUS];  // GPU g may load from and store to GPU h's memory
+    float *host_in[MAX_GPUS];    // pinned: the inputs as made, then v0's staging
+    float *host_sum;             // pinned: v0's sum
+    float *want;                 // the reference: n floats
+    float *host_got;             // one GPU's result, copied back to be checked
+    double abs_max, atol;        // the largest sum of |x| over the GPUs, and the tolerance
+    float *gathered;             // on GPU 0: G x n floats, every GPU's result (the harness's out)
+    bool verifying;              // --verify: gathered holds a dumped output; leave it be
+} allreduce_problem;
+
+// ---- how the data is cut ------------------------------------------------------------------------
+
+// [0, n) cut into `parts` pieces whose boundaries are multiples of ALIGN: piece i begins here.
+// Pieces may be empty (n = 1 on two GPUs: shard 0 is empty), and the last one takes the tail, so
+// no size has to be a multiple of anything. Plain arithmetic, the same on the host and the GPU.
+__host__ __device__ inline size_t part_begin(size_t n, size_t parts, size_t i) {
+    size_t units = (n + ALIGN - 1) / ALIGN;  // n < 2^31, so units * i stays far below 2^64
+    size_t b = units * i / parts * ALIGN;
+    return b < n ? b : n;
+}
+
+typedef struct {
+    size_t lo, count;  // the floats [lo, lo + count) of a buffer
+} span;
+
+__host__ __device__ inline span part(size_t lo, size_t n, size_t parts, size_t i) {
+    size_t b = part_begin(n, parts, i), e = part_begin(n, parts, i + 1);
+    return span{lo + b, e - b};
+}
+
+// Shard s of G: the part of every buffer that GPU s owns in v2 to v4.
+__host__ __device__ inline span shard(size_t n, int gpus, int s) { return part(0, n, gpus, s); }
+
+// Chunk c of channel b of segment s (v5): the segment cut into channel slices, each slice into
+// chunks. Every GPU computes the same spans, so "chunk c of slice b of segment s" names the same
+// floats on every GPU.
+__host__ __device__ inline span chunk_of(size_t n, int gpus, int s, unsigned b, unsigned channels,
+                                         size_t c, size_t chunks) {
+    span seg = shard(n, gpus, s);
+    span slice = part(seg.lo, seg.count, channels, b);
+    return part(slice.lo, slice.count, chunks, c);
+}
+
+// The ring's schedule (v5). Step j of 2(G - 1): during the reduce-scatter, steps j < G - 1, GPU
+// me adds its input into segment (me - 1 - j) mod G, which its left neighbour summed at step
+// j - 1; after G - 1 steps it holds the whole sum of segment me + 1. During the all-gather it
+// copies segment (me - (j - (G - 1))) mod G, which the left neighbour finished at step j - 1.
+__host__ __device__ inline int ring_segment(int me, int gpus, int j) {
+    int k = j < gpus - 1 ? me - 1 - j : me - (j - (gpus - 1));
+    return ((k % gpus) + gpus) % gpus;
+}
+
+// Where peer h's piece goes in GPU me's scratch (v2, v3): the slots skip me.
+static int peer_slot(int h, int me) { return h < me ? h : h - 1; }
+
+// ---- the CPU reference --------------------------------------------------------------------------
+
+// want[i] = x[0][i] + ... + x[G-1][i], added in double (exact: at most 8 floats of 24 bits) and
+// rounded once to float. abs_max: the largest sum over the GPUs of |x[g][i]|, for the tolerance.
+static void allreduce_cpu(float *const *x, int gpus, size_t n, float *want, double *abs_max) {
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double s = 0.0, a = 0.0;
+        for (int g = 0; g < gpus; g++) s += x[g][i], a += fabs((double)x[g][i]);
+        want[i] = (float)s;
+        if (a > worst) worst = a;
+    }
+    *abs_max = worst;
+}
+
+// A float sum of G terms makes G - 1 adds, each rounding by at most half an ulp, u = 2^-24, of a
+// partial sum no larger than A = sum |x|; the reference adds one more rounding of at most u |want|.
+// So |got - want| <= G u A, whatever the order of the adds (every version and NCCL add in some
+// order). We allow twice that: FLT_EPSILON = 2u times G A. Whole numbers: exact.
+static double allreduce_tolerance(int gpus, double abs_max, int exact) {
+    return exact ? 0.0 : FLT_EPSILON * gpus * abs_max;
+}
+
+// nccl-tests' bus bandwidth: algbw x 2(G - 1)/G, the rate each GPU's links carry in a ring
+// all-reduce, which makes the figure comparable across GPU counts (README).
+static double busbw_factor(int gpus) { return 2.0 * (gpus - 1) / gpus; }
+
+// ---- every launch begins and ends the same way -------------------------------------------------
+
+// The harness times a launch with events on GPU 0's default stream. So a launch begins by
+// recording `go` there and making every stream of every GPU wait for it: no GPU starts before the
+// start event. It ends with each GPU's side streams joined into its stream 0, each stream 0
+// recording `done`, and GPU 0's default stream waiting for every `done`: the stop event, recorded
+// next by the harness, comes after the last GPU's last operation. This also orders launches: the
+// next one cannot begin on any GPU before this one has ended on all of them.
+static void fork_streams(allreduce_problem *p) {
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaEventRecord(p->go, 0));
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        for (int s = 0; s < STREAMS; s++) CHECK(cudaStreamWaitEvent(p->stream[g][s], p->go, 0));
+    }
+}
+
+static void join_streams(allreduce_problem *p) {
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        for (int s = 1; s < STREAMS; s++) {
+            CHECK(cudaEventRecord(p->done[g][s], p->stream[g][s]));
+            CHECK(cudaStreamWaitEvent(p->stream[g][0], p->done[g][s], 0));
+        }
+        CHECK(cudaEventRecord(p->done[g][0], p->stream[g][0]));
+    }
+    CHECK(cudaSetDevice(0));  // the harness works on GPU 0
+    for (int g = 0; g < p->gpus; g++) CHECK(cudaStreamWaitEvent(0, p->done[g][0], 0));
+}
+
+// Blocks for a grid-stride loop over `count` items: enough to fill GPU 0 once, at least one.
+static unsigned grid_for(const allreduce_problem *p, size_t count) {
+    size_t full = (size_t)p->sms * (p->sm_threads / THREADS);
+    size_t want = (count + THREADS - 1) / THREADS;
+    return (unsigned)(want < 1 ? 1 : want < full ? want : full);
+}
+
+// ---- baseline -----------------------------------------------------------------------------------
+
+// nccl: one ncclAllReduce per GPU inside a group, so NCCL launches them together. NVLink
+// multicast is off for the whole program (main sets NCCL_NVLS_ENABLE=0 before NCCL starts).
+#define CHECK_NCCL(call) nccl_check((call), #call, __FILE__, __LINE__)
+
+static void nccl_check(ncclResult_t r, const char *call, const char *file, int line) {
+    if (r == ncclSuccess) return;
+    fprintf(stderr, "NCCL error: %s at %s:%d: %s\n", call, file, line, ncclGetErrorString(r));
+    exit(KL_EXIT_GPU);
+}
+
+static void launch_nccl(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    fork_streams(p);
+    CHECK_NCCL(ncclGroupStart());
+    for (int g = 0; g < p->gpus; g++)
+        CHECK_NCCL(ncclAllReduce(p->x[g], p->out[g], p->n, ncclFloat, ncclSum, p->comm[g],
+                                 p->stream[g][0]));
+    CHECK_NCCL(ncclGroupEnd());
+    join_streams(p);
+}
+
+// ---- v0 host ------------------------------------------------------------------------------------
+
+// The way one would do it without knowing better: every buffer down to the host over PCIe, a CPU
+// loop adds them, the sum goes back up to every GPU. PCIe carries G buffers each way, the host
+// waits for the copies before it can add, and one CPU core does every add.
+static void launch_v0(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    size_t bytes = p->n * sizeof(float);
+    fork_streams(p);
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        CHECK(cudaMemcpyAsync(p->host_in[g], p->x[g], bytes, cudaMemcpyDeviceToHost,
+                              p->stream[g][0]));
+    }
+    // The host must have every buffer before it adds (this also waits for the previous launch's
+    // copies up, which read host_sum, on the same streams).
+    for (int g = 0; g < p->gpus; g++) CHECK(cudaStreamSynchronize(p->stream[g][0]));
+    memcpy(p->host_sum, p->host_in[0], bytes);
+    for (int g = 1; g < p->gpus; g++)  // GPU by GPU, in order: the same adds as v1
+        for (size_t i = 0; i < p->n; i++) p->host_sum[i] += p->host_in[g][i];
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        CHECK(cudaMemcpyAsync(p->out[g], p->host_sum, bytes, cudaMemcpyHostToDevice,
+                              p->stream[g][0]));
+    }
+    join_streams(p);
+}
+
+// ---- v1 naive -----------------------------------------------------------------------------------
+
+// The GPUs talk to each other directly: cudaMemcpyPeerAsync moves a buffer from GPU h to GPU g
+// with a copy engine, over NVLink where there is one, and never touches the host. Each GPU
+// fetches the others' whole buffers one after another into its scratch and adds each into its
+// result: out = x[0] + x[1] + ... in that order on every GPU, so every GPU gets the same bits.
+// (G - 1) n floats cross into every GPU, and every GPU does every add.
+__global__ void allreduce_v1_naive(float *__restrict__ out, const float *__restrict__ term,
+                                   size_t count, bool first) {
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        out[i] = first ? term[i] : out[i] + term[i];  // i: consecutive across the warp
+}
+
+static void launch_v1(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    size_t bytes = p->n * sizeof(float);
+    fork_streams(p);
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        cudaStream_t s = p->stream[g][0];
+        for (int h = 0; h < p->gpus; h++) {
+            const float *term = p->x[g];  // our own buffer needs no copy
+            if (h != g) {
+                // stream order: the previous add has read scratch before this copy overwrites it
+                CHECK(cudaMemcpyPeerAsync(p->scratch[g], g, p->x[h], h, bytes, s));
+                term = p->scratch[g];
+            }
+            allreduce_v1_naive<<<grid_for(p, p->n), THREADS, 0, s>>>(p->out[g], term, p->n,
+                                                                     h == 0);
+            CHECK_LAUNCH();
+        }
+    }
+    join_streams(p);
+}
+
+// ---- v2 shards ----------------------------------------------------------------------------------
+
+// Split the work: GPU g owns shard g, about n / G floats. Reduce-scatter: every other GPU's
+// shard g lands in GPU g's scratch (one slot a peer) and GPU g sums shard g alone. All-gather:
+// once GPU h has summed shard h (its event), GPU g copies it into its own result. Each GPU now
+// receives 2(G - 1)/G n floats instead of (G - 1) n, and does 1/G of the adds. The sum of each
+// element is made once, on its owner, so every GPU gets the same bits.
+__global__ void allreduce_v2_shards(float *__restrict__ out, const float *__restrict__ mine,
+                                    const float *__restrict__ recv, size_t slot, int me, int gpus,
+                                    size_t count) {
+    // EXERCISE: shards begin
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        float s = 0.0f;
+        // GPUs 0 .. G-1 in order: ours from our input, peer h's from its slot in recv
+        for (int h = 0, r = 0; h < gpus; h++) s += h == me ? mine[i] : recv[(size_t)r++ * slot + i];
+        out[i] = s;
+    }
+    // EXERCISE: shards end
+}
+
+static void launch_v2(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    int G = p->gpus;
+    fork_streams(p);
+    for (int g = 0; g < G; g++) {  // reduce-scatter
+        CHECK(cudaSetDevice(g));
+        cudaStream_t s = p->stream[g][0];
+        span mine = shard(p->n, G, g);
+        for (int h = 0; h < G; h++)
+            if (h != g)
+                CHECK(cudaMemcpyPeerAsync(p->scratch[g] + peer_slot(h, g) * p->slot, g,
+                                          p->x[h] + mine.lo, h, mine.count * sizeof(float), s));
+        allreduce_v2_shards<<<grid_for(p, mine.count), THREADS, 0, s>>>(
+            p->out[g] + mine.lo, p->x[g] + mine.lo, p->scratch[g], p->slot, g, G, mine.count);
+        CHECK_LAUNCH();
+        CHECK(cudaEventRecord(p->ev[g][0], s));  // shard g is summed
+    }
+    for (int g = 0; g < G; g++) {  // all-gather
+        CHECK(cudaSetDevice(g));
+        for (int h = 0; h < G; h++) {
+            if (h == g) continue;
+            span theirs = shard(p->n, G, h);
+            CHECK(cudaStreamWaitEvent(p->stream[g][0], p->ev[h][0], 0));
+            CHECK(cudaMemcpyPeerAsync(p->out[g] + theirs.lo, g, p->out[h] + theirs.lo, h,
+                                      theirs.count * sizeof(float), p->stream[g][0]));
+        }
+    }
+    join_streams(p);
+}
+
+// ---- v3 pipelined -------------------------------------------------------------------------------
+
+// In v2 each GPU's copy engines and SMs take turns: copy in, then sum, then copy out. Cut every
+// shard into chunks and give each kind of work its own stream: stream 1 copies chunk c + 1 in
+// while stream 0 sums chunk c (v2's kernel) and stream 2 copies chunk c - 1 out, each waiting
+// only for the events of the chunk it needs. Only the first chunk's copy in and the last chunk's
+// copy out are left outside the overlap.
+// PIPELINE_MIN_CHUNK: 1 Mi floats (4 MiB). Each copy and each kernel costs some microseconds to
+// start; a 4 MiB chunk takes ten or more to cross NVLink, so the overlap still pays.
+// PIPELINE_MAX_CHUNKS: 16 leaves about 1/16 of the copies outside the overlap.
+#define PIPELINE_MIN_CHUNK ((size_t)1 << 20)
+#define PIPELINE_MAX_CHUNKS 16
+static_assert(2 * PIPELINE_MAX_CHUNKS <= EVENTS, "v3 needs two events a chunk");
+
+static void launch_v3(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    int G = p->gpus;
+    // The same number of chunks in every shard, so chunk c names the same floats everywhere
+    size_t chunks = (shard(p->n, G, G - 1).count + PIPELINE_MIN_CHUNK - 1) / PIPELINE_MIN_CHUNK;
+    chunks = chunks < 1 ? 1 : chunks > PIPELINE_MAX_CHUNKS ? PIPELINE_MAX_CHUNKS : chunks;
+    fork_streams(p);
+    for (int g = 0; g < G; g++) {  // reduce-scatter, chunk by chunk
+        CHECK(cudaSetDevice(g));
+        cudaStream_t in = p->stream[g][1], sum = p->stream[g][0];
+        span mine = shard(p->n, G, g);
+        for (size_t c = 0; c < chunks; c++) {
+            span k = part(mine.lo, mine.count, chunks, c);
+            float *recv = p->scratch[g] + (k.lo - mine.lo);  // slot r of this chunk: + r * slot
+            for (int h = 0; h < G; h++)
+                if (h != g)
+                    CHECK(cudaMemcpyPeerAsync(recv + peer_slot(h, g) * p->slot, g, p->x[h] + k.lo,
+                                              h, k.count * sizeof(float), in));
+            CHECK(cudaEventRecord(p->ev[g][c], in));  // chunk c has arrived
+            CHECK(cudaStreamWaitEvent(sum, p->ev[g][c], 0));
+            allreduce_v2_shards<<<grid_for(p, k.count), THREADS, 0, sum>>>(
+                p->out[g] + k.lo, p->x[g] + k.lo, recv, p->slot, g, G, k.count);
+            CHECK_LAUNCH();
+            CHECK(cudaEventRecord(p->ev[g][PIPELINE_MAX_CHUNKS + c], sum));  // chunk c is summed
+        }
+    }
+    for (int g = 0; g < G; g++) {  // all-gather, chunk by chunk, as each is summed
+        CHECK(cudaSetDevice(g));
+        cudaStream_t outs = p->stream[g][2];
+        for (size_t c = 0; c < chunks; c++) {
+            for (int h = 0; h < G; h++) {
+                if (h == g) continue;
+                span theirs = shard(p->n, G, h), k = part(theirs.lo, theirs.count, chunks, c);
+                CHECK(cudaStreamWaitEvent(outs, p->ev[h][PIPELINE_MAX_CHUNKS + c], 0));
+                CHECK(cudaMemcpyPeerAsync(p->out[g] + k.lo, g, p->out[h] + k.lo, h,
+                                          k.count * sizeof(float), outs));
+            }
+        }
+    }
+    join_streams(p);
+}
+
+// ---- flags between GPUs, and loads over NVLink (v4 on) ------------------------------------------
+
+// A flag is a 64-bit counter in the memory of the GPU that waits on it; another GPU sets it with a
+// store over NVLink. Counters only grow (an epoch, or a running count of steps), so a flag left
+// by an earlier launch is always smaller than what this launch waits for: no flag is ever reset,
+// and warm-up and timed launches follow each other without a stale flag passing a wait.
+//
+// The order of memory operations across GPUs is what makes it right. The setter: every thread of
+// the block has stored its data; __syncthreads(); one thread makes those stores visible to every
+// GPU (__threadfence_system) and then stores the flag with release semantics at system scope.
+// The waiter: one thread loads the flag with acquire semantics at system scope until it is high
+// enough; __syncthreads(); only then does the block read the data, at the L2 (__ldcg), past an L1
+// that may hold an old copy.
+//
+// Every wait has a time limit. A GPU that stopped, or GPUs that do not run at the same time (a
+// tool that runs one kernel at a time), must give an error, not a program that never ends.
+#define WAIT_TIMEOUT_NS 10000000000ull  // 10 s: a step takes milliseconds even at 8 GiB a GPU
+#define WAIT_SLEEP_NS 100               // between two looks at a flag: less traffic, little delay
+// Loads in flight a thread before the first store (chapter 05's v9): a load over NVLink takes
+// a microsecond or two, so a GPU needs many bytes in flight to keep its links busy.
+#define INFLIGHT 4
+
+typedef cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> system_flag;
+
+// The GPU's clock in nanoseconds, independent of the SM clock.
+__device__ inline unsigned long long now_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Waits until *flag >= want. Returns false when WAIT_TIMEOUT_NS pass first (after writing into
+// failure[0..3]: 1, the peer, what we waited for, what the flag held), or when another wait on
+// this GPU has already given up (failure[0] != 0): then every block ends soon, not 10 s apart.
+__device__ bool wait_flag(unsigned long long *flag, unsigned long long want,
+                          unsigned long long *failure, int peer) {
+    system_flag f(*flag);
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> failed(failure[0]);
+    unsigned long long start = now_ns(), seen;
+    while ((seen = f.load(cuda::memory_order_acquire)) < want) {
+        if (failed.load(cuda::memory_order_relaxed) != 0) return false;
+        if (now_ns() - start > WAIT_TIMEOUT_NS) {
+            unsigned long long none = 0;
+            if (failed.compare_exchange_strong(none, 1ull)) {  // the first to give up reports
+                failure[1] = (unsigned long long)peer;
+                failure[2] = want;
+                failure[3] = seen;
+            }
+            return false;
+        }
+        __nanosleep(WAIT_SLEEP_NS);
+    }
+    return true;
+}
+
+// The whole block waits for a flag that thread 0 watches; true for every thread when it came.
+__device__ bool block_wait(unsigned long long *flag, unsigned long long want,
+                           unsigned long long *failure, int peer) {
+    int ok = threadIdx.x == 0 ? wait_flag(flag, want, failure, peer) : 1;
+    return __syncthreads_and(ok);  // a barrier, and every thread learns what thread 0 saw
+}
+
+// The whole block has stored its data: make it visible to every GPU, then set the flag.
+__device__ void block_signal(unsigned long long *flag, unsigned long long value) {
+    __syncthreads();  // every thread's stores of this step are issued before thread 0 goes on
+    if (threadIdx.x == 0) {
+        __threadfence_system();  // ... and visible to every GPU before the flag is
+        system_flag(*flag).store(value, cuda::memory_order_release);
+    }
+}
+
+// dst[i] = src[i] for i in [0, count), shared by `threads` threads of which we are `thread`; src
+// is another GPU's memory, written in this launch (read at the L2). INFLIGHT 16-byte loads a
+// thread go out before the first store. dst and src are 16-byte aligned (spans begin at
+// multiples of ALIGN floats); the last 0-3 floats are copied one by one.
+__device__ void copy_range(float *__restrict__ dst, const float *__restrict__ src, size_t count,
+                           size_t thread, size_t threads) {
+    const float4 *s4 = (const float4 *)src;
+    float4 *d4 = (float4 *)dst;
+    size_t count4 = count / 4, i = thread;
+    for (; i + (INFLIGHT - 1) * threads < count4; i += INFLIGHT * threads) {
+        float4 q[INFLIGHT];
+#pragma unroll
+        for (int u = 0; u < INFLIGHT; u++) q[u] = __ldcg(&s4[i + u * threads]);  // all issued first
+#pragma unroll
+        for (int u = 0; u < INFLIGHT; u++) d4[i + u * threads] = q[u];
+    }
+    for (; i < count4; i += threads) d4[i] = __ldcg(&s4[i]);
+    for (size_t k = 4 * count4 + thread; k < count; k += threads) dst[k] = __ldcg(&src[k]);
+}
+
+// dst[i] = a[i] + b[i]: a is another GPU's memory (read at the L2), b is ours. As copy_range.
+__device__ void add_range(float *__restrict__ dst, const float *__restrict__ a,
+                          const float *__restrict__ b, size_t count, size_t thread,
+                          size_t threads) {
+    const float4 *a4 = (const float4 *)a, *b4 = (const float4 *)b;
+    float4 *d4 = (float4 *)dst;
+    size_t count4 = count / 4, i = thread;
+    for (; i + (INFLIGHT - 1) * threads < count4; i += INFLIGHT * threads) {
+        float4 q[INFLIGHT], r[INFLIGHT];
+#pragma unroll
+        for (int u = 0; u < INFLIGHT; u++)  // all issued first
+            q[u] = __ldcg(&a4[i + u * threads]), r[u] = b4[i + u * threads];
+#pragma unroll
+        for (int u = 0; u < INFLIGHT; u++)
+            d4[i + u * threads] = make_float4(q[u].x + r[u].x, q[u].y + r[u].y, q[u].z + r[u].z,
+                                              q[u].w + r[u].w);
+    }
+    for (; i < count4; i += threads) {
+        float4 q = __ldcg(&a4[i]), r = b4[i];
+        d4[i] = make_float4(q.x + r.x, q.y + r.y, q.z + r.z, q.w + r.w);
+    }
+    for (size_t k = 4 * count4 + thread; k < count; k += threads) dst[k] = __ldcg(&a[k]) + b[k];
+}
+
+// ---- v4 direct ----------------------------------------------------------------------------------
+
+// With peer access enabled (main), a pointer to another GPU's memory works in a kernel: a load
+// goes over NVLink and comes back, a store goes over and stays there. v2's steps become kernels
+// that read the other GPUs' buffers themselves: no copy into scratch and out again, every float
+// crosses once. One kernel per step. Step 1, reduce-scatter: GPU g sums x[0..G-1] over shard g,
+// loading straight from each GPU. Between the steps GPU g may read GPU h's shard only once GPU h
+// has finished it: a one-warp barrier kernel, lane h telling GPU h "we reached this epoch" and
+// waiting for GPU h to say the same. Step 2, all-gather: GPU g loads every other shard.
+typedef struct {
+    const float *x[MAX_GPUS];             // every GPU's input
+    float *out[MAX_GPUS];                 // every GPU's result
+    unsigned long long *flags[MAX_GPUS];  // every GPU's barrier flags: word h, GPU h's epoch
+} direct_args;
+static_assert(MAX_GPUS <= 32 && MAX_GPUS <= FLAG_WORDS, "one lane and one flag word a GPU");
+
+// out[me][lo, lo + count) = x[0] + ... + x[G-1] there, in that order. Each thread issues INFLIGHT
+// 16-byte loads from one GPU before adding them, GPU after GPU.
+__global__ void allreduce_v4_direct_sum(const __grid_constant__ direct_args a, int me, int gpus,
+                                        size_t lo, size_t count) {
+    size_t count4 = count / 4, threads = (size_t)gridDim.x * blockDim.x;
+    size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float4 *dst = (float4 *)(a.out[me] + lo);
+    for (size_t i = first; i < count4; i += INFLIGHT * threads) {
+        float4 s[INFLIGHT];
+#pragma unroll
+        for (int u = 0; u < INFLIGHT; u++) s[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int h = 0; h < gpus; h++) {
+            const float4 *src = (const float4 *)(a.x[h] + lo);
+            float4 q[INFLIGHT];
+#pragma unroll
+            for (int u = 0; u < INFLIGHT; u++)  // all issued before the adds
+                q[u] = i + u * threads < count4 ? src[i + u * threads] : make_float4(0, 0, 0, 0);
+#pragma unroll
+            for (int u = 0; u < INFLIGHT; u++)
+                s[u] = make_float4(s[u].x + q[u].x, s[u].y + q[u].y, s[u].z + q[u].z,
+                                   s[u].w + q[u].w);
+        }
+#pragma unroll
+        for (int u = 0; u < INFLIGHT; u++)
+            if (i + u * threads < count4) dst[i + u * threads] = s[u];
+    }
+    for (size_t k = 4 * count4 + first; k < count; k += threads) {  // the last 0-3 floats
+        float s = 0.0f;
+        for (int h = 0; h < gpus; h++) s += a.x[h][lo + k];
+        a.out[me][lo + k] = s;
+    }
+}
+
+// Lane h < G, h != me: tell GPU h we have reached `epoch` (our sum kernel, before us on our
+// stream, is done), then wait until GPU h has told us the same.
+__global__ void allreduce_v4_direct_barrier(const __grid_constant__ direct_args a, int me,
+                                            int gpus, unsigned long long epoch,
+                                            unsigned long long *failure) {
+    int h = threadIdx.x;
+    if (h >= gpus || h == me) return;
+    __threadfence_system();  // our shard's sums are visible to every GPU before the flag is
+    system_flag(a.flags[h][me]).store(epoch, cuda::memory_order_release);
+    wait_flag(&a.flags[me][h], epoch, failure, h);
+}
+
+// out[me] gets every other GPU's finished shard, loaded from that GPU's out.
+__global__ void allreduce_v4_direct_gather(const __grid_constant__ direct_args a, int me, int gpus,
+                                           size_t n) {
+    size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t threads = (size_t)gridDim.x * blockDim.x;
+    for (int h = 0; h < gpus; h++) {
+        if (h == me) continue;
+        span theirs = shard(n, gpus, h);
+        copy_range(a.out[me] + theirs.lo, a.out[h] + theirs.lo, theirs.count, thread, threads);
+    }
+}
+
+static void launch_v4(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    int G = p->gpus;
+    direct_args a;
+    for (int g = 0; g < G; g++)
+        a.x[g] = p->x[g], a.out[g] = p->out[g], a.flags[g] = p->barrier_flags[g];
+    unsigned long long epoch = ++p->barrier_epoch;
+    fork_streams(p);
+    for (int g = 0; g < G; g++) {
+        CHECK(cudaSetDevice(g));
+        span mine = shard(p->n, G, g);
+        allreduce_v4_direct_sum<<<grid_for(p, mine.count / 4 + 1), THREADS, 0, p->stream[g][0]>>>(
+            a, g, G, mine.lo, mine.count);
+        CHECK_LAUNCH();
+    }
+    for (int g = 0; g < G; g++) {
+        CHECK(cudaSetDevice(g));
+        allreduce_v4_direct_barrier<<<1, 32, 0, p->stream[g][0]>>>(a, g, G, epoch, p->failure[g]);
+        CHECK_LAUNCH();
+    }
+    for (int g = 0; g < G; g++) {
+        CHECK(cudaSetDevice(g));
+        allreduce_v4_direct_gather<<<grid_for(p, p->n / 4 + 1), THREADS, 0, p->stream[g][0]>>>(
+            a, g, G, p->n);
+        CHECK_LAUNCH();
+    }
+    join_streams(p);
+}
+
+// ---- v5 ring ------------------------------------------------------------------------------------
+
+// v4 made every GPU wait at a barrier for every other GPU, and loaded from all of them at once:
+// fine where a switch joins every pair, impossible where each GPU has links to two neighbours.
+// A ring needs only the neighbours. Cut every buffer into G segments; in 2(G - 1) steps each GPU
+// adds its input into the segment its left neighbour passes on (reduce-scatter, ring_segment)
+// and then passes the finished segments around (all-gather). One kernel a GPU does all of it:
+// each block is a channel, a ring of its own over one slice of every segment, and the slice is
+// cut into chunks. Step j of chunk c waits only for the left neighbour's flag saying it has done
+// step j - 1 of chunk c, so the steps of different chunks overlap along the ring (a pipeline) and
+// no GPU waits for a whole step of every other GPU.
+// The partial sums go to scratch (acc), the finished ones to out: every float is written once a
+// launch, so no neighbour can overwrite what the other still reads, and only "ready" flags are
+// needed. NCCL's ring has small buffers it reuses, and flags going both ways (README).
+// RING_CHANNELS: 32 blocks of RING_THREADS, 16K threads with INFLIGHT 16-byte loads each: about
+// 1 MiB in flight a GPU, enough for hundreds of GB/s over links of a microsecond or two. Few
+// enough blocks that every channel of every GPU runs at once, as the ring needs.
+// RING_CHUNK: 256 Ki floats (1 MiB) a chunk of a channel: a step's flag costs a fence and a few
+// trips over NVLink, far less than moving the chunk.
+#define RING_CHANNELS 32
+#define RING_THREADS 512
+#define RING_CHUNK ((size_t)1 << 18)
+static_assert(RING_CHANNELS <= FLAG_WORDS, "one flag word a channel");
+
+typedef struct {
+    const float *x, *left_x;                  // our input, our left neighbour's
+    float *acc, *left_acc;                    // partial sums: ours, the left's
+    float *out, *left_out;                    // results: ours, the left's
+    unsigned long long *flags, *right_flags;  // a word a channel: ours (the left sets it), and
+                                              // our right neighbour's (we set it)
+    int me, gpus;
+    size_t n, chunks;
+    unsigned long long base;                  // what every flag held before this launch
+    unsigned long long *failure;
+} ring_args;
+
+// Block b is channel b. Our flag word b counts the (chunk, step) pairs that our left neighbour's
+// channel b has finished this launch, on top of `base`: mark + 1 says "step j of chunk c done".
+__global__ void __launch_bounds__(RING_THREADS) allreduce_v5_ring(ring_args a) {
+    // EXERCISE: ring begin
+    int steps = 2 * (a.gpus - 1);
+    int left = (a.me + a.gpus - 1) % a.gpus;
+    for (size_t c = 0; c < a.chunks; c++) {
+        for (int j = 0; j < steps; j++) {
+            unsigned long long mark = a.base + c * steps + j;
+            // step j reads what the left neighbour wrote at step j - 1 of this chunk
+            if (j > 0 && !block_wait(a.flags + blockIdx.x, mark, a.failure, left)) return;
+            int seg = ring_segment(a.me, a.gpus, j);
+            span k = chunk_of(a.n, a.gpus, seg, blockIdx.x, gridDim.x, c, a.chunks);
+            if (j < a.gpus - 1) {  // reduce-scatter: the left's partial sum plus our input
+                const float *from = j == 0 ? a.left_x : a.left_acc;
+                float *to = j == a.gpus - 2 ? a.out : a.acc;  // the last add makes the full sum
+                add_range(to + k.lo, from + k.lo, a.x + k.lo, k.count, threadIdx.x, blockDim.x);
+            } else {  // all-gather: the left's finished segment
+                copy_range(a.out + k.lo, a.left_out + k.lo, k.count, threadIdx.x, blockDim.x);
+            }
+            block_signal(a.right_flags + blockIdx.x, mark + 1);
+        }
+    }
+    // EXERCISE: ring end
+}
+
+// The same number of chunks in every slice of every segment: enough for the largest slice.
+static size_t ring_chunks(size_t n, int gpus) {
+    size_t most = 0;
+    for (int s = 0; s < gpus; s++)
+        for (unsigned b = 0; b < RING_CHANNELS; b++) {
+            span seg = shard(n, gpus, s), slice = part(seg.lo, seg.count, RING_CHANNELS, b);
+            if (slice.count > most) most = slice.count;
+        }
+    size_t chunks = (most + RING_CHUNK - 1) / RING_CHUNK;
+    return chunks < 1 ? 1 : chunks;
+}
+
+static void launch_v5(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    int G = p->gpus;
+    size_t chunks = ring_chunks(p->n, G);
+    fork_streams(p);
+    for (int g = 0; g < G; g++) {
+        int left = (g + G - 1) % G, right = (g + 1) % G;
+        ring_args a = {p->x[g], p->x[left], p->scratch[g], p->scratch[left], p->out[g],
+                       p->out[left], p->ring_flags[g], p->ring_flags[right], g, G, p->n, chunks,
+                       p->ring_seq, p->failure[g]};
+        CHECK(cudaSetDevice(g));
+        allreduce_v5_ring<<<RING_CHANNELS, RING_THREADS, 0, p->stream[g][0]>>>(a);
+        CHECK_LAUNCH();
+    }
+    p->ring_seq += chunks * 2 * (G - 1);  // every channel's flag ends this launch there
+    join_streams(p);
+}
+
+// ---- the version table --------------------------------------------------------------------------
+
+static const version versions[] = {
+    {"nccl", "AllReduce", launch_nccl, KL_BASELINE},
+    {"v0", "host", launch_v0, 0},
+    {"v1", "naive", launch_v1, 0},
+    {"v2", "shards", launch_v2, 0},
+    {"v3", "pipelined", launch_v3, 0},
+    {"v4", "direct", launch_v4, NEEDS_ALL_PEERS},
+    {"v5", "ring", launch_v5, NEEDS_RING_PEERS},
+};
+#define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
+
+// ---- checking and saving ------------------------------------------------------------------------
+
+// Every GPU's result against the reference, GPU g as "row" g of the printed mismatches. The
+// results are gathered into GPU 0's `gathered` first (the harness poisons it, dumps it for the
+// grader and, with --verify, loads a dump of one of our versions into it instead: then it is
+// checked as it is; baselines run as usual). Then every GPU's result and scratch
+// are poisoned: the harness poisons only `gathered`, and the next version must find NaN, not
+// this version's sums, on every GPU. A wait that timed out on any GPU fails the version too.
+static void allreduce_check(void *problem, const version *v, check_result *r) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    size_t bytes = p->n * sizeof(float);
+    for (int g = 0; g < p->gpus; g++) {
+        float *slot = p->gathered + (size_t)g * p->n;
+        if (!p->verifying || (v->flags & KL_BASELINE))
+            CHECK(cudaMemcpyPeer(slot, 0, p->out[g], g, bytes));
+        CHECK(cudaMemcpy(p->host_got, slot, bytes, cudaMemcpyDeviceToHost));
+        check_f32(r, p->host_got, p->want, 1, p->n, (size_t)g, p->atol, 0.0);
+    }
+    for (int g = 0; g < p->gpus; g++) {
+        unsigned long long f[4];
+        CHECK(cudaSetDevice(g));
+        CHECK(cudaMemcpy(f, p->failure[g], sizeof f, cudaMemcpyDeviceToHost));
+        if (f[0] != 0) {
+            printf("    %s: GPU %d gave up waiting for GPU %llu (its flag at %llu, wanted %llu): "
+                   "a GPU stopped, or the GPUs did not run at the same time\n",
+                   v->tag, g, f[1], f[3], f[2]);
+            r->bad++;
+            CHECK(cudaMemset(p->failure[g], 0, sizeof f));
+        }
+        gpu_poison(p->out[g], bytes);
+        gpu_poison(p->scratch[g], p->scratch_count * sizeof(float));
+        // the poison runs on GPU g's default stream, which the versions' streams do not wait
+        // for: it must be done before the next launch begins
+        CHECK(cudaDeviceSynchronize());
+    }
+    CHECK(cudaSetDevice(0));
+}
+
+// --save: every GPU's result, G rows of n floats (gathered by the check just before).
+static void allreduce_save(void *problem, const char *dir, const char *tag) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    size_t count = size_mul((size_t)p->gpus, p->n), shape[2] = {(size_t)p->gpus, p->n};
+    float *host = (float *)host_alloc(count * sizeof(float), "the results to save");
+    CHECK(cudaMemcpy(host, p->gathered, count * sizeof(float), cudaMemcpyDeviceToHost));
+    int rc = npy_save(dir, tag, "<f4", shape, 2, host);
+    free(host);
+    if (rc != 0) exit(KL_EXIT_USAGE);
+}
+
+// busbw for the row: the harness's GB/s column is algbw (n floats of one GPU over the time).
+static double allreduce_busbw(void *problem, double ms) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    return p->n * sizeof(float) / (ms * 1e-3) / 1e9 * busbw_factor(p->gpus);
+}
+
+// ---- the self-test of the CPU side (no GPU) -----------------------------------------------------
+
+// The ring's schedule, played on the CPU for G GPUs with sets of contributions (bit g: GPU g's
+// input is in the sum), with the kernel's rule for where each step reads and writes. True when
+// every step reads only what the left neighbour wrote the step before, no input is added twice,
+// and after 2(G - 1) steps every GPU holds every segment's full sum.
+static bool ring_schedule_ok(int G) {
+    unsigned acc[MAX_GPUS][MAX_GPUS] = {}, out[MAX_GPUS][MAX_GPUS] = {};
+    for (int j = 0; j < 2 * (G - 1); j++) {
+        unsigned pacc[MAX_GPUS][MAX_GPUS], pout[MAX_GPUS][MAX_GPUS];  // as the step found them
+        memcpy(pacc, acc, sizeof acc);
+        memcpy(pout, out, sizeof out);
+        for (int g = 0; g < G; g++) {
+            int left = (g + G - 1) % G, seg = ring_segment(g, G, j);
+            if (j > 0 && ring_segment(left, G, j - 1) != seg) return false;
+            if (j < G - 1) {
+                unsigned from = j == 0 ? 1u << left : pacc[left][seg];
+                if (from & (1u << g)) return false;
+                (j == G - 2 ? out : acc)[g][seg] = from | (1u << g);
+            } else {
+                out[g][seg] = pout[left][seg];
+            }
+        }
+    }
+    for (int g = 0; g < G; g++)
+        for (int s = 0; s < G; s++)
+            if (out[g][s] != (1u << G) - 1) return false;
+    return true;
+}
+
+// Every float of [0, n) in exactly one chunk of one channel slice of one segment, every chunk
+// beginning at a multiple of ALIGN.
+static bool cut_covers(size_t n, int gpus, unsigned channels, size_t chunks) {
+    unsigned char *seen = (unsigned char *)calloc(n, 1);
+    bool ok = seen != NULL;
+    for (int s = 0; ok && s < gpus; s++)
+        for (unsigned b = 0; ok && b < channels; b++)
+            for (size_t c = 0; ok && c < chunks; c++) {
+                span k = chunk_of(n, gpus, s, b, channels, c, chunks);
+                ok = k.lo + k.count <= n && (k.count == 0 || k.lo % ALIGN == 0);
+                for (size_t i = k.lo; ok && i < k.lo + k.count; i++) ok = seen[i]++ == 0;
+            }
+    for (size_t i = 0; ok && i < n; i++) ok = seen[i] == 1;
+    free(seen);
+    return ok;
+}
+
+static int allreduce_self_test(void) {
+    int failed = 0, ok;
+    // three floats on two GPUs, worked by hand
+    float a[3] = {1.0f, 2.5f, -3.0f}, b[3] = {4.0f, -0.5f, 3.0f}, want[3];
+    float *two[2] = {a, b};
+    double abs_max = 0.0;
+    allreduce_cpu(two, 2, 3, want, &abs_max);
+    ok = want[0] == 5.0f && want[1] == 2.0f && want[2] == 0.0f && abs_max == 6.0;
+    printf("%s allreduce_cpu: (1, 2.5, -3) + (4, -0.5, 3) = (5, 2, 0), largest sum |x| 6\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // whole numbers -8 to 8 on 2, 3 and 8 GPUs, against sums in integers
+    const int counts[] = {2, 3, 8};
+    const size_t sizes[] = {1, 33, 4097};
+    ok = 1;
+    for (int gi = 0; gi < 3; gi++)
+        for (int si = 0; si < 3; si++) {
+            int G = counts[gi];
+            size_t n = sizes[si];
+            float *x[MAX_GPUS], *got = (float *)host_alloc(n * sizeof(float), "self-test");
+            rng r;
+            rng_init(&r, 7 + gi * 3 + si);
+            for (int g = 0; g < G; g++) {
+                x[g] = (float *)host_alloc(n * sizeof(float), "self-test");
+                for (size_t i = 0; i < n; i++) x[g][i] = (float)((int)rng_below(&r, 17) - 8);
+            }
+            allreduce_cpu(x, G, n, got, &abs_max);
+            for (size_t i = 0; i < n; i++) {
+                long long s = 0;
+                for (int g = 0; g < G; g++) s += (long long)x[g][i];
+                ok &= got[i] == (float)s;
+            }
+            for (int g = 0; g < G; g++) free(x[g]);
+            free(got);
+        }
+    printf("%s allreduce_cpu: whole numbers -8 to 8 on 2, 3, 8 GPUs sum exactly\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // the cuts: odd sizes, GPU counts, channels and chunks
+    const size_t odd[] = {1, 2, 3, 31, 32, 33, 127, 1023, 4097, 65537, 1000003};
+    const unsigned channels[] = {1, 5, 32};
+    const size_t chunks[] = {1, 3, 16};
+    ok = 1;
+    for (size_t si = 0; si < sizeof odd / sizeof odd[0]; si++)
+        for (int G = 2; G <= MAX_GPUS; G++)
+            for (int ci = 0; ci < 3; ci++)
+                for (int ki = 0; ki < 3; ki++)
+                    if (odd[si] < 100000 || (ci == 2 && ki == 2))
+                        ok &= cut_covers(odd[si], G, channels[ci], chunks[ki]);
+    printf("%s chunk_of: every float in one chunk, chunks aligned (n = 1 .. 1000003, G = 2 .. 8, "
+           "1 to 32 channels, 1 to 16 chunks)\n", ok ? "PASS" : "FAIL");
+    failed += !ok;
+    ok = shard(1, 2, 0).count == 0 && shard(1, 2, 1).count == 1 && shard(64, 2, 1).lo == 32 &&
+         shard(65, 2, 1).lo == 32 && shard(65, 2, 1).count == 33 && shard(100, 3, 1).lo == 32;
+    printf("%s shard: n = 1 on 2 GPUs leaves shard 0 empty; 65 floats split 32 + 33\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // the ring's schedule
+    ok = 1;
+    for (int G = 2; G <= MAX_GPUS; G++) ok &= ring_schedule_ok(G);
+    printf("%s ring_segment: on 2 to %d GPUs each step reads what the left neighbour wrote the "
+           "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
+    failed += !ok;
+    // the tolerance and the bus bandwidth
+    ok = allreduce_tolerance(2, 6.0, 1) == 0.0 &&
+         allreduce_tolerance(2, 1.5, 0) == FLT_EPSILON * 3.0 && busbw_factor(2) == 1.0 &&
+         busbw_factor(4) == 1.5 && busbw_factor(8) == 1.75;
+    printf("%s allreduce_tolerance and busbw_factor: exact for whole numbers, FLT_EPSILON G "
+           "sum|x| otherwise; busbw = algbw x 1, 1.5, 1.75 on 2, 4, 8 GPUs\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
+}
+
+// ---- setting up the GPUs ------------------------------------------------------------------------
+
+// Every GPU that CUDA shows, up to MAX_GPUS, with peer access enabled wherever the hardware has
+// it (NVLink, or PCIe where the platform allows): then a kernel on one GPU may load from and
+// store to another's memory. Copies between GPUs (v1 to v3) work either way.
+static void open_gpus(allreduce_problem *p) {
+    int count = 0;
+    CHECK(cudaGetDeviceCount(&count));
+    if (count > MAX_GPUS)
+        printf("using the first %d of %d GPUs (the most this chapter drives)\n", MAX_GPUS, count);
+    p->gpus = count < MAX_GPUS ? count : MAX_GPUS;
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        for (int h = 0; h < p->gpus; h++) {
+            int can = 0;
+            if (h != g) CHECK(cudaDeviceCanAccessPeer(&can, g, h));
+            p->peer[g][h] = can != 0;
+            if (!can) continue;
+            cudaError_t err = cudaDeviceEnablePeerAccess(h, 0);
+            if (err == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();  // fine
+            else CHECK(err);
+        }
+    }
+    CHECK(cudaSetDevice(0));
+}
+
+// Deselects, with a line that says why, the versions whose GPUs cannot reach each other.
+static void skip_unreachable(const allreduce_problem *p, bool *selected) {
+    int G = p->gpus;
+    for (int i = 0; i < VERSION_COUNT; i++) {
+        if (!selected[i]) continue;
+        for (int g = 0; g < G && selected[i]; g++)
+            for (int h = 0; h < G && selected[i]; h++) {
+                bool ring = h == (g + 1) % G || h == (g + G - 1) % G;
+                bool need = h != g && ((versions[i].flags & NEEDS_ALL_PEERS) ||
+                                       ((versions[i].flags & NEEDS_RING_PEERS) && ring));
+                if (need && !p->peer[g][h]) {
+                    printf("%s %s: skipped: GPU %d cannot load from GPU %d's memory (no peer "
+                           "access between them), and this version needs %s\n", versions[i].tag,
+                           versions[i].idea, g, h,
+                           (versions[i].flags & NEEDS_ALL_PEERS) ? "every pair"
+                                                                 : "ring neighbours");
+                    selected[i] = false;
+                }
+            }
+    }
+}
+
+// Streams, events, NCCL and every buffer. NCCL starts first, so that its own buffers are in place
+// before we ask whether ours fit.
+static void allocate(allreduce_problem *p) {
+    int G = p->gpus;
+    size_t bytes = size_mul(p->n, sizeof(float));
+    p->slot = (shard(p->n, G, G - 1).count + ALIGN - 1) / ALIGN * ALIGN;  // the largest shard
+    p->scratch_count = p->n > (G - 1) * p->slot ? p->n : (G - 1) * p->slot;
+    int devs[MAX_GPUS];
+    for (int g = 0; g < G; g++) devs[g] = g;
+    CHECK_NCCL(ncclCommInitAll(p->comm, G, devs));
+    for (int g = 0; g < G; g++) {
+        CHECK(cudaSetDevice(g));
+        size_t need = 2 * bytes + size_mul(p->scratch_count, sizeof(float)) +
+                      (g == 0 ? size_mul((size_t)G, bytes) : 0);
+        gpu_require(need, g == 0 ? "GPU 0's input, result, scratch and every GPU's result"
+                                 : "each GPU's input, result and scratch");
+        p->x[g] = (float *)gpu_alloc(bytes, "an input");
+        p->out[g] = (float *)gpu_alloc(bytes, "a result");
+        p->scratch[g] = (float *)gpu_alloc(p->scratch_count * sizeof(float), "a scratch buffer");
+        for (unsigned long long **f : {&p->barrier_flags[g], &p->ring_flags[g], &p->failure[g]}) {
+            *f = (unsigned long long *)gpu_alloc(FLAG_WORDS * sizeof(unsigned long long), "flags");
+            CHECK(cudaMemset(*f, 0, FLAG_WORDS * sizeof(unsigned long long)));
+        }
+        gpu_poison(p->out[g], bytes);
+        gpu_poison(p->scratch[g], p->scratch_count * sizeof(float));
+        for (int s = 0; s < STREAMS; s++) {
+            CHECK(cudaStreamCreateWithFlags(&p->stream[g][s], cudaStreamNonBlocking));
+            CHECK(cudaEventCreateWithFlags(&p->done[g][s], cudaEventDisableTiming));
+        }
+        for (int e = 0; e < EVENTS; e++)
+            CHECK(cudaEventCreateWithFlags(&p->ev[g][e], cudaEventDisableTiming));
+        CHECK(cudaHostAlloc(&p->host_in[g], bytes, cudaHostAllocPortable));
+        CHECK(cudaDeviceSynchronize());
+    }
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaEventCreateWithFlags(&p->go, cudaEventDisableTiming));
+    p->gathered = (float *)gpu_alloc(size_mul((size_t)G, bytes), "every GPU's result");
+    CHECK(cudaHostAlloc(&p->host_sum, bytes, cudaHostAllocPortable));
+    p->want = (float *)host_alloc(bytes, "the reference");
+    p->host_got = (float *)host_alloc(bytes, "a result");
+}
+
+// GPU g's input: the next n values of one generator started from the seed, GPU after GPU.
+static void put_int(void *ctx, size_t i, uint64_t bits) {
+    ((float *)ctx)[i] = (float)((int)rng_bits_below(bits, 17) - 8);
+}
+
+static void make_inputs(allreduce_problem *p, const options *o) {
+    rng r;
+    rng_init(&r, o->seed);
+    int exact = strcmp(o->input, "int") == 0;
+    for (int g = 0; g < p->gpus; g++) {
+        if (exact) rng_fill(&r, p->n, put_int, p->host_in[g]);
+        else rng_fill_f32(&r, p->host_in[g], p->n, -1.0f, 1.0f);
+        CHECK(cudaMemcpy(p->x[g], p->host_in[g], p->n * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    allreduce_cpu(p->host_in, p->gpus, p->n, p->want, &p->abs_max);
+    p->atol = allreduce_tolerance(p->gpus, p->abs_max, exact);
+}
+
+static void release(allreduce_problem *p) {
+    for (int g = 0; g < p->gpus; g++) {
+        CHECK(cudaSetDevice(g));
+        CHECK_NCCL(ncclCommDestroy(p->comm[g]));
+        CHECK(cudaFree(p->x[g]));
+        CHECK(cudaFree(p->out[g]));
+        CHECK(cudaFree(p->scratch[g]));
+        CHECK(cudaFree(p->barrier_flags[g]));
+        CHECK(cudaFree(p->ring_flags[g]));
+        CHECK(cudaFree(p->failure[g]));
+        for (int s = 0; s < STREAMS; s++) {
+            CHECK(cudaStreamDestroy(p->stream[g][s]));
+            CHECK(cudaEventDestroy(p->done[g][s]));
+        }
+        for (int e = 0; e < EVENTS; e++) CHECK(cudaEventDestroy(p->ev[g][e]));
+        CHECK(cudaFreeHost(p->host_in[g]));
+    }
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaEventDestroy(p->go));
+    CHECK(cudaFree(p->gathered));
+    CHECK(cudaFreeHost(p->host_sum));
+    free(p->want);
+    free(p->host_got);
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+int main(int argc, char **argv) {
+    // NVLink multicast (NVLS) stays off, whatever the environment says: on shared hosts a program
+    // that uses multicast objects can take the GPUs out of service. NCCL reads its settings when
+    // it starts, long after this line.
+    setenv("NCCL_NVLS_ENABLE", "0", 1);
+    options o = {};
+    o.program = "allreduce";
+    o.chapter = "07-multi-gpu";
+    o.sizes = "n";
+    o.n_means = "floats in each GPU's buffer";
+    o.inputs = inputs;
+    o.input = inputs[0];
+    o.m = 1, o.n = DEFAULT_N, o.k = 1;
+    o.versions = "all";
+    o.reps = DEFAULT_REPS, o.warmup = DEFAULT_WARMUP, o.seed = DEFAULT_SEED;
+    bool selected[VERSION_COUNT];
+    options_begin(&o, argc, argv, versions, VERSION_COUNT, selected);
+    if (o.self_test) return allreduce_self_test();
+
+    env_info env;
+    gpu_open(&env);
+    allreduce_problem p = {};
+    open_gpus(&p);
+    if (p.gpus < 2) {
+        printf("allreduce: chapter 07-multi-gpu needs two or more GPUs; this machine has one "
+               "(%s): nothing to run\n", env.gpu);
+        if (!o.dump && !o.verify) return KL_EXIT_OK;
+        fprintf(stderr, "allreduce: --dump and --verify need two or more GPUs\n");
+        return KL_EXIT_GPU;  // a grader must not take "nothing ran" for a result
+    }
+    char one[sizeof env.gpu];
+    snprintf(one, sizeof one, "%s", env.gpu);
+    snprintf(env.gpu, sizeof env.gpu, "%d x %.200s", p.gpus, one);  // the header, the .env.csv
+    p.n = o.n;
+    p.sms = env.sms, p.sm_threads = env.sm_threads;
+    p.verifying = o.verify != NULL;
+    bench_header(&o, &env);
+    int version_major = 0;
+    CHECK_NCCL(ncclGetVersion(&version_major));
+    int pairs = 0;
+    for (int g = 0; g < p.gpus; g++)
+        for (int h = 0; h < p.gpus; h++) pairs += p.peer[g][h];
+    printf("peer access: %d of %d GPU pairs | NCCL %d.%d.%d, NVLink multicast off "
+           "(NCCL_NVLS_ENABLE=0) | GB/s is algbw; busbw = algbw x %.3g\n", pairs / 2,
+           p.gpus * (p.gpus - 1) / 2, version_major / 10000, version_major / 100 % 100,
+           version_major % 100, busbw_factor(p.gpus));
+    skip_unreachable(&p, selected);
+    allocate(&p);
+    make_inputs(&p, &o);
+    printf("reference: the sum of %d inputs in double, rounded once; tolerance %.3g%s\n\n", p.gpus,
+           p.atol, p.atol == 0.0 ? " (exact)" : "");
+    if (o.save) {
+        for (int g = 0; g < p.gpus; g++) {
+            char name[16];
+            size_t shape[1] = {p.n};
+            snprintf(name, sizeof name, "x%d", g);
+            if (npy_save(o.save, name, "<f4", shape, 1, p.host_in[g]) != 0) return KL_EXIT_USAGE;
+        }
+    }
+
+    bench b = {};
+    b.problem = &p;
+    b.out = p.gathered;
+    b.out_bytes = size_mul((size_t)p.gpus, p.n * sizeof(float));
+    b.bytes = (double)p.n * sizeof(float);  // algbw: one GPU's buffer over the time (README)
+    b.check = allreduce_check;
+    b.save = allreduce_save;
+    b.extra_name = "busbw_gbps";
+    b.extra = allreduce_busbw;
+    int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
+    release(&p);
+    return rc;
+}
