@@ -53,7 +53,7 @@ COMMON_HDRS := $(wildcard common/*.h common/*.cuh)
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
 .PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs \
-        evidence evidence-ptxas evidence-check FORCE \
+        evidence evidence-ptxas evidence-check ncu FORCE \
         exercises starter grade grade-all grade-sample
 all: $(PROGRAMS) build/gpuinfo
 
@@ -104,7 +104,8 @@ evidence-check: evidence-ptxas
 define CHAPTER_RULES
 build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
 	$$(NVCC) $$(call gencode_of,$(2)) $$(NVFLAGS_BASE) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) \
-	    $$($(2)_LIBS) $$(LDLIBS)
+	    $$($(2)_LIBS) $$(LDLIBS) \
+	    -DKL_CHAPTER_FLAGS='"$$(strip $$(call gencode_of,$(2)) $$(NVFLAGS_BASE) $$($(2)_FLAGS))"'
 archs: build/archs/$(2).ok
 build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $$@
@@ -151,6 +152,11 @@ sanitize: all
 # make profile CH=01-transpose V=v2: Nsight Compute with the metrics that chapter is about.
 profile: all
 	@bash tests/profile.sh "$(CH)" "$(V)"
+
+# make ncu CH=06-tensor-cores: the counters of chapters/CH/profile.metrics for the kernels that
+# chapters/CH/ncu.args names, into plots/results/<gpu>/ncu/CH.csv (README evidence).
+ncu: all
+	@bash tests/ncu.sh "$(CH)"
 
 # make sass CH=01-transpose: the chapter's machine code, one file per build, in build/.
 sass: all

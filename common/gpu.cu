@@ -14,6 +14,10 @@
 #define KL_COMMIT "unknown"
 #endif
 
+// The compiler flags env.csv reports: the common ones, unless the chapter's program says its
+// own (a chapter built for another target, such as sm_90a; see gpu.h).
+const char *kl_flags = KL_FLAGS;
+
 void gpu_open(env_info *e) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
@@ -45,7 +49,7 @@ void gpu_open(env_info *e) {
     e->mem_clock_mhz = khz / 1000;
     CHECK(cudaDriverGetVersion(&e->driver_version));
     CHECK(cudaRuntimeGetVersion(&e->runtime_version));
-    e->flags = KL_FLAGS;
+    e->flags = kl_flags;
     e->commit = KL_COMMIT;
 }
 

@@ -11,6 +11,12 @@
 
 // Picks device 0 and fills e. Exits with code 3 and a one-line message when there is no
 // usable GPU, so a chapter calls it only after its options are parsed.
+// The flags the program was built with, for env.csv. The Makefile compiles each chapter with
+// KL_CHAPTER_FLAGS, its own command line, which replaces the common flags before main runs.
+extern const char *kl_flags;
+#ifdef KL_CHAPTER_FLAGS
+__attribute__((constructor)) static void kl_chapter_flags(void) { kl_flags = KL_CHAPTER_FLAGS; }
+#endif
 void gpu_open(env_info *e);
 
 // Exits with code 3 and a one-line message when `bytes` (everything the problem needs at once)

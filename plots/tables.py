@@ -39,7 +39,23 @@ def pct_of(row, tag, rows):
     return 100.0 * num(row, rate) / num(base, rate)
 
 
+# Profiler counters (plots/results/<gpu>/ncu/CH.csv, base units) as a table shows them: a column
+# written "metric/1e9" is the counter divided by 1e9, headed by the name below and that unit.
+COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic",
+            "lts__t_sector_hit_rate.pct": "L2 hit rate %", "gpu__time_duration.sum": "time",
+            "sm__cycles_elapsed.avg.per_second": "SM clock",
+            "smsp__inst_executed.sum": "instructions"}
+SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
+               ("gpu__time_duration.sum", "1e6"): "ms",
+               ("sm__cycles_elapsed.avg.per_second", "1e6"): "MHz",
+               ("smsp__inst_executed.sum", "1e6"): "millions"}
+
+
 def fmt(row, col, rows):
+    if "/" in col and col.split("/", 1)[0] in row:  # a counter, scaled
+        name, div = col.split("/", 1)
+        v = row.get(name, "")
+        return "-" if v == "" else f"{float(v) / float(div):,.2f}"
     if col.startswith("pct_of:"):  # % of another baseline, from the rows of the same run
         pct = pct_of(row, col.split(":", 1)[1], rows)
         return "-" if pct is None else f"{pct:.1f}%"
@@ -64,6 +80,8 @@ def fmt(row, col, rows):
         return f"{float(v):.1f}%"
     if col == "max_rel_err":
         return f"{float(v):.1e}"
+    if col in COUNTERS:
+        return f"{float(v):,.1f}"
     if col == "extra_value":
         return f"{float(v):.4g}"
     return v
@@ -75,6 +93,10 @@ def pretty_unit(name):
 
 
 def heading(col, rows):
+    name, _, div = col.partition("/")
+    if name in COUNTERS:
+        unit = SCALE_UNITS.get((name, div), f"/ {div}" if div else "")
+        return f"{COUNTERS[name]} ({unit})" if unit else COUNTERS[name]
     if col.startswith("pct_of:"):
         return f"% of {col.split(':', 1)[1]}"
     if col == "pct_of_baseline":

@@ -21,11 +21,13 @@
 //   v7 wide        128 x 256 tiles: each B tile serves twice the rows of A
 //   v8 persistent  one block per SM walks the tiles: the next tile's loads run under this
 //                  tile's stores
+//   v9 grouped     the tiles are walked down bands of 16 tile rows instead of along rows of C:
+//                  the blocks at work at one time share their tiles of A and B through L2
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
-//                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v8 --input int
+//                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v5-v8 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
+// v5-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
@@ -43,7 +45,7 @@
 typedef __nv_bfloat16 bf16;
 
 // 8192^3: 1.1 TFLOP, about 1.4 ms for cuBLAS on an H200; A and B are 128 MiB each and C
-// 256 MiB, all far past the 60 MB L2.
+// 256 MiB, all far past the 60 MiB L2.
 #define DEFAULT_M 8192
 #define DEFAULT_N 8192
 #define DEFAULT_K 8192
@@ -1049,7 +1051,14 @@ static void launch_v7(void *problem) {
 // the loads of tile i + 1 are in flight while the consumers write tile i to C. The stage count
 // and the barriers' phases carry on from tile to tile.
 
-template <int TILE_N, int STAGES>
+// The order in which a block of v8 walks the tiles: row by row, as every version before it.
+struct rows_order {
+    __device__ static tile_origin at(size_t tile, size_t, size_t n, int tile_n) {
+        return tile_at(tile, n, BM, tile_n);
+    }
+};
+
+template <int TILE_N, int STAGES, class Order = rows_order>
 __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
     const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
     float *c, size_t m, size_t n, size_t k) {
@@ -1073,7 +1082,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
         registers_down<PRODUCER_REGS>();
         if (threadIdx.x == 0)
             for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
-                tile_origin t = tile_at(tile, n, BM, TILE_N);
+                tile_origin t = Order::at(tile, m, n, TILE_N);
                 for (int step = 0; step < steps; step++, used++) {
                     int slot = used % STAGES;
                     if (used >= STAGES) mbar_wait(&s.empty[slot], (used / STAGES - 1) % 2);
@@ -1083,7 +1092,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
     } else {
         registers_up<CONSUMER_REGS>();
         for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
-            tile_origin t = tile_at(tile, n, BM, TILE_N);
+            tile_origin t = Order::at(tile, m, n, TILE_N);
             float acc[TILE_N / 2];
 #pragma unroll
             for (int i = 0; i < TILE_N / 2; i++) acc[i] = 0.0f;
@@ -1106,15 +1115,43 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
 #endif
 }
 
-static void launch_v8(void *problem) {
-    tc_problem *p = (tc_problem *)problem;
+template <class Order>
+static void launch_persistent(tc_problem *p) {
     typedef stage_ring<WIDE_N, V6_STAGES> ring;
+    auto kernel = tc_v8_persistent<WIDE_N, V6_STAGES, Order>;
     static bool ready = false;
-    if (!ready) allow_smem(tc_v8_persistent<WIDE_N, V6_STAGES>, ring_bytes<ring>()), ready = true;
+    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
     make_maps(p);
     unsigned grid = min(tiles(p->m, p->n, BM, WIDE_N), (unsigned)p->sms);
-    tc_v8_persistent<WIDE_N, V6_STAGES><<<grid, 3 * WG, ring_bytes<ring>()>>>(
-        p->map_a, p->map_b256, p->c, p->m, p->n, p->k);
+    kernel<<<grid, 3 * WG, ring_bytes<ring>()>>>(p->map_a, p->map_b256, p->c, p->m, p->n, p->k);
+}
+
+static void launch_v8(void *problem) {
+    launch_persistent<rows_order>((tc_problem *)problem);
+}
+
+// ---- v9 grouped ---------------------------------------------------------------------------------
+// The 132 blocks of v8 work on 132 neighbouring tiles of one order. Row by row, at 8192 x 8192
+// (32 tiles of 256 columns a row) that is 4 rows of tiles: 4 bands of A (2 MB each at k = 8192)
+// but all 32 bands of B (4 MB each): 136 MB, which the 60 MiB L2 cannot keep, so each wave of
+// tiles reads all of B from DRAM again. Now the tiles go down bands of 16 rows of tiles, column
+// after column: the tiles at work span 16 bands of A and about 8 of B (32 + 33 MB), and each
+// band serves 8 to 16 blocks while it is in L2. Nothing else changes.
+
+constexpr int GROUP = 16;  // rows of tiles in a band
+
+struct grouped_order {
+    __device__ static tile_origin at(size_t tile, size_t m, size_t n, int tile_n) {
+        size_t rows = (m + BM - 1) / BM, cols = (n + tile_n - 1) / tile_n;
+        size_t band = tile / (GROUP * cols), first = band * GROUP;    // the band's first row
+        size_t high = rows - first < GROUP ? rows - first : GROUP;     // the last may be lower
+        size_t q = tile - band * GROUP * cols;                          // the place in the band
+        return {(first + q % high) * BM, q / high * tile_n};
+    }
+};
+
+static void launch_v9(void *problem) {
+    launch_persistent<grouped_order>((tc_problem *)problem);
 }
 
 // ---- the version table --------------------------------------------------------------------------
@@ -1131,6 +1168,7 @@ static const version versions[] = {
     {"v6", "specialized", launch_v6, NEEDS_SM90A},
     {"v7", "wide", launch_v7, NEEDS_SM90A},
     {"v8", "persistent", launch_v8, NEEDS_SM90A},
+    {"v9", "grouped", launch_v9, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
