@@ -89,7 +89,8 @@ print-archs:
 	@echo $(ARCHS_KNOWN)
 
 # The compiler's report for the reference GPU's architecture (sm_90: the H100 and H200): every
-# kernel's registers, spills, stack and shared memory. `make evidence` keeps it under
+# kernel's registers, spills, stack and shared memory, and from the same compile's machine code
+# the count of the instructions the READMEs argue with. `make evidence` keeps both under
 # plots/evidence/sm_90/ (no GPU needed), where the numbers the READMEs quote can be checked.
 EVIDENCE_ARCH  := sm_90
 EVIDENCE_FLAGS  = -O3 -lineinfo -std=c++17 -Icommon -Ibuild $(EXTRA_NVFLAGS) -Xptxas -v
@@ -114,8 +115,8 @@ build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_b
 evidence-ptxas: build/evidence/$(2).ptxas
 build/evidence/$(2).ptxas: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS)
 	@mkdir -p build/evidence
-	$$(NVCC) $$(EVIDENCE_FLAGS) $$(call gencode_list,$$(EVIDENCE_ARCH),$(2)) $$($(2)_FLAGS) -c \
-	    -o /dev/null $(1)/$(2).cu 2>$$@.tmp && mv $$@.tmp $$@
+	$$(NVCC) $$(EVIDENCE_FLAGS) $$(call gencode_list,$$(EVIDENCE_ARCH),$(2)) $$($(2)_FLAGS) -cubin \
+	    -o build/evidence/$(2).cubin $(1)/$(2).cu 2>$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach d,$(CHAPTER_DIRS),$(eval $(call CHAPTER_RULES,$(d),$(call topic,$(d)))))
 

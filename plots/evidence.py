@@ -83,8 +83,44 @@ def chapter_name(program):
     return program
 
 
+# The machine instructions a README argues with, counted per kernel in the SASS of the same
+# compile (cuobjdump -sass of the .cubin beside the report): tensor-core MMAs (HMMA: mma.sync and
+# WMMA; HGMMA: wgmma), shared-memory loads and stores (LDSM: ldmatrix), global ones, cp.async
+# (LDGSTS), TMA loads (UTMALDG), mbarrier operations (SYNCS), FMAs, shuffles, atomics, barriers.
+OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS", "UTMALDG",
+           "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR"]
+SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)")
+
+
+CUOBJDUMP = ["cuobjdump"]  # the one beside --nvcc, when given
+
+
+def have_cuobjdump():
+    """Whether cuobjdump is there: a toolkit of nvcc alone (a CI image) has none, and then the
+    SASS counts are neither written nor checked (a line says so)."""
+    import shutil
+    return shutil.which(CUOBJDUMP[0]) is not None
+
+
+def parse_sass(cubin):
+    """[{kernel, HMMA: count, ...}] from cuobjdump -sass, sorted by kernel name."""
+    text = subprocess.run(CUOBJDUMP + ["-sass", cubin], capture_output=True, text=True,
+                          check=True).stdout
+    rows, row = [], None
+    for line in text.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            row = {"kernel": kernel_name(m.group(1)), **{op: 0 for op in OPCODES}}
+            rows.append(row)
+            continue
+        m = SASS_LINE.search(line)
+        if row is not None and m and m.group(1) in row:
+            row[m.group(1)] += 1
+    return sorted(rows, key=lambda r: r["kernel"])
+
+
 def render(ptxas_files):
-    """{file name: CSV text} for a set of reports."""
+    """{file name: CSV text} for a set of reports (and the SASS counts where a .cubin is beside)."""
     out = {}
     for path in sorted(ptxas_files):
         program = os.path.basename(path)[:-len(".ptxas")]
@@ -93,6 +129,13 @@ def render(ptxas_files):
         w.writeheader()
         w.writerows(parse_ptxas(path))
         out[f"{chapter_name(program)}-registers.csv"] = buf.getvalue()
+        cubin = path[:-len(".ptxas")] + ".cubin"
+        if os.path.exists(cubin) and have_cuobjdump():
+            buf = io.StringIO()
+            w = csv.DictWriter(buf, ["kernel"] + OPCODES, lineterminator="\n")
+            w.writeheader()
+            w.writerows(parse_sass(cubin))
+            out[f"{chapter_name(program)}-sass.csv"] = buf.getvalue()
     return out
 
 
@@ -105,6 +148,8 @@ def registers(args):
     with open(os.path.join(out_dir, "compiler.txt"), "w") as f:
         f.write(f"{nvcc_version(nvcc)}\n-Xptxas -v for {arch} (make evidence)\n")
     print(f"wrote {len(files)} programs' kernels into {os.path.relpath(out_dir, ROOT)}/")
+    if not have_cuobjdump():
+        print(f"SKIP the SASS counts: no {CUOBJDUMP[0]} (the committed *-sass.csv are left as they are)")
     return 0
 
 
@@ -118,6 +163,8 @@ def stale(args):
               f"compilers")
         return 0
     bad = 0
+    if not have_cuobjdump():
+        print(f"SKIP evidence *-sass.csv: no {CUOBJDUMP[0]} to read the machine code with")
     for name, text in render(args["files"]).items():
         path = os.path.join(committed, name)
         same = os.path.exists(path) and open(path).read() == text
@@ -177,6 +224,8 @@ def main(argv):
             files.append(argv[i])
             i += 1
     args["files"] = files
+    if "--nvcc" in args and os.path.dirname(args["--nvcc"]):
+        CUOBJDUMP[0] = os.path.join(os.path.dirname(args["--nvcc"]), "cuobjdump")
     return {"registers": registers, "check": check, "stale": stale}[argv[1]](args)
 
 

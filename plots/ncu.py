@@ -1,8 +1,9 @@
 """Files Nsight Compute's raw CSV pages (one per line of a chapter's ncu.args) into one CSV of
-evidence: chapter, version, m, n, k, kernel, then one column per metric in base units (bytes,
-cycles, nanoseconds, percent). A metric this GPU or ncu does not have is left empty.
+evidence: chapter, version, m, n, k, kernel, then one column per metric asked for, in base
+units (bytes, cycles, nanoseconds, percent). A metric this GPU or ncu does not have is empty.
 
-usage: ncu.py CHAPTER TMPDIR OUT.csv   (TMPDIR holds N.csv from ncu and N.what: "version|args")"""
+usage: ncu.py CHAPTER TMPDIR OUT.csv METRICS
+  TMPDIR holds N.csv from ncu and N.what ("version|args"); METRICS is profile.metrics' list."""
 import csv
 import glob
 import io
@@ -26,8 +27,9 @@ def size_of(args):
     return sizes
 
 
-def main(chapter, folder, out):
-    found, metrics = [], []
+def main(chapter, folder, out, asked):
+    metrics = [m for m in asked.replace("\n", "").split(",") if m]
+    found = []
     for what in sorted(glob.glob(os.path.join(folder, "*.what")),
                        key=lambda p: int(os.path.basename(p).split(".")[0])):
         version, args = open(what).read().strip().split("|", 1)
@@ -35,10 +37,7 @@ def main(chapter, folder, out):
         if not rows:
             print(f"FAIL ncu.py: no kernel profiled for {version} ({args})")
             return 1
-        r = rows[0]
-        names = [c for c in r if "__" in c]  # metric names have a double underscore
-        metrics += [m for m in names if m not in metrics]
-        found.append((version, args, r))
+        found.append((version, args, rows[0]))
     with open(out, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["chapter", "version", "m", "n", "k", "kernel"] + metrics)
@@ -46,12 +45,13 @@ def main(chapter, folder, out):
             s = size_of(args)
             vals = [r.get(m, "").replace(",", "") for m in metrics]
             vals = ["" if v in ("n/a", "") else v for v in vals]
-            w.writerow([chapter, version, s["m"], s["n"], s["k"], r.get("Kernel Name", "")] + vals)
+            kernel = re.sub(r"^void ", "", r.get("Kernel Name", "")).split("(")[0]  # no arguments
+            w.writerow([chapter, version, s["m"], s["n"], s["k"], kernel] + vals)
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 5:
         print(__doc__)
         sys.exit(2)
     sys.exit(main(*sys.argv[1:]))

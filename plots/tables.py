@@ -44,7 +44,12 @@ def pct_of(row, tag, rows):
 COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic",
             "lts__t_sector_hit_rate.pct": "L2 hit rate %", "gpu__time_duration.sum": "time",
             "sm__cycles_elapsed.avg.per_second": "SM clock",
-            "smsp__inst_executed.sum": "instructions"}
+            "smsp__inst_executed.sum": "instructions",
+            "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed": "tensor pipe busy %",
+            "sm__inst_executed_pipe_tensor_op_hmma.sum": "tensor-core instructions",
+            "sm__inst_executed_pipe_tensor_op_gmma.sum": "of them wgmma",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum": "shared-memory bank conflicts",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "shared-memory wavefronts"}
 SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
                ("gpu__time_duration.sum", "1e6"): "ms",
                ("sm__cycles_elapsed.avg.per_second", "1e6"): "MHz",
@@ -95,7 +100,7 @@ def pretty_unit(name):
 def heading(col, rows):
     name, _, div = col.partition("/")
     if name in COUNTERS:
-        unit = SCALE_UNITS.get((name, div), f"/ {div}" if div else "")
+        unit = SCALE_UNITS.get((name, div), {"1e6": "millions", "": ""}.get(div, f"/ {div}"))
         return f"{COUNTERS[name]} ({unit})" if unit else COUNTERS[name]
     if col.startswith("pct_of:"):
         return f"% of {col.split(':', 1)[1]}"

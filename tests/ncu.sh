@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make ncu CH=06-tensor-cores: the profiler's evidence for a chapter's README. For each line of
-# chapters/CH/ncu.args ("version | kernel-name regex | program arguments") Nsight Compute counts
-# the metrics of chapters/CH/profile.metrics on one launch of that kernel after the warm-up,
+# chapters/CH/ncu.args ("version | regex on the kernel's function name | arguments") Nsight
+# Compute counts the metrics of chapters/CH/profile.metrics on one launch after the warm-up,
 # clocks left as they are (--clock-control none), and plots/ncu.py files the counts, in base
 # units, in plots/results/<gpu>/ncu/CH.csv: one row per line, which README tables then quote.
 set -u
@@ -24,20 +24,26 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/kl-ncu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 i=0
 status=0
-while IFS='|' read -r version regex args; do
-    version=$(echo $version) regex=$(echo $regex)
+while read -r line; do
+    # the regex is everything between the first and the last |, so it may hold | itself
+    rest=${line#*|} args=${line##*|}
+    version=$(echo ${line%%|*}) regex=$(echo ${rest%|*})
     i=$((i + 1))
     echo "make ncu: $name $version ($regex): $prog $args"
     # warm-up launches 2, then the profiled one (the third launch of that kernel)
     # shellcheck disable=SC2086
     if ! "$ncu" --clock-control none --csv --page raw --print-units base \
-        --kernel-name-base demangled -k "regex:$regex" --launch-skip 2 --launch-count 1 \
+        -k "regex:$regex" --launch-skip 2 --launch-count 1 \
         --metrics "$metrics" --log-file "$tmp/$i.csv" $prog $args --warmup 3 --reps 1 \
         >"$tmp/$i.out" 2>&1; then
         echo "FAIL ncu on $version:"; tail -n 5 "$tmp/$i.out"; status=1; continue
     fi
+    if ! grep -q '^"[0-9]' "$tmp/$i.csv"; then
+        echo "FAIL ncu profiled no kernel matching '$regex' for $version:"; tail -n 5 "$tmp/$i.out"
+        status=1; continue
+    fi
     echo "$version|$args" >"$tmp/$i.what"
 done < <(arg_lines "$d/ncu.args")
-python3 plots/ncu.py "$name" "$tmp" "$out/$name.csv" || status=1
+python3 plots/ncu.py "$name" "$tmp" "$out/$name.csv" "$metrics" || status=1
 [ "$status" = 0 ] && echo "make ncu: wrote $out/$name.csv"
 exit $status

@@ -17,7 +17,7 @@ count_lines() {
     local p f
     p=$(grep -c '^PASS' "$log") f=$(grep -c '^FAIL' "$log")
     passed=$((passed + p)) failed=$((failed + f))
-    grep '^FAIL' "$log" | sed "s/^/  [$label] /"
+    grep '^FAIL' "$log" | while IFS= read -r line; do echo "  [$label] $line"; done
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail "$label exited $rc"; fi
     if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then fail "$label ran no check"; fi
 }
@@ -111,6 +111,8 @@ else
     count_lines "plots" "$tmp/plots.log" $?
     python3 plots/evidence.py check >"$tmp/evidence-marks.log" 2>&1
     count_lines "numbers marked in the READMEs" "$tmp/evidence-marks.log" $?
+    python3 tests/test_ncu.py >"$tmp/ncu.log" 2>&1
+    count_lines "profiler evidence (plots/ncu.py)" "$tmp/ncu.log" $?
     # twice, the same bytes: no date, version or random id in any figure file
     bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
     if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then

@@ -1,0 +1,59 @@
+"""make test: plots/ncu.py files Nsight Compute's raw CSV as the README tables expect, and
+tables.py scales its counters. No GPU and no ncu needed: the ncu output here is a fixture in
+the form `ncu --csv --page raw --print-units base` writes (a header, a units row, the kernels)."""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+failed = 0
+
+
+def check(ok, what):
+    global failed
+    print(("PASS " if ok else "FAIL ") + what)
+    failed += 0 if ok else 1
+
+
+RAW = '''==PROF== Connected to process 1234
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","dram__bytes_read.sum","gpu__time_duration.sum","lts__t_sector_hit_rate.pct"
+"","","","","","","","byte","nsecond","%"
+"0","1234","tensor-cores","host","void tc_v8_persistent<256, 4, grouped_order>(CUtensorMap_st, float *)","1","7","1,325,508,352","1403424","80.80"
+'''
+
+with tempfile.TemporaryDirectory(prefix="kl-test-ncu-") as tmp:
+    open(os.path.join(tmp, "1.csv"), "w").write(RAW)
+    open(os.path.join(tmp, "1.what"), "w").write("v9| -m 8192 -n 8192 -k 8192 -v v9\n")
+    out = os.path.join(tmp, "out.csv")
+    metrics = "gpu__time_duration.sum,\ndram__bytes_read.sum,\nsm__no_such_metric.sum"
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
+                        tmp, out, metrics], capture_output=True, text=True)
+    check(r.returncode == 0, "ncu.py files a raw ncu page")
+    rows = list(csv.DictReader(open(out))) if os.path.exists(out) else []
+    row = rows[0] if rows else {}
+    check(list(row)[:6] == ["chapter", "version", "m", "n", "k", "kernel"] and
+          list(row)[6:] == ["gpu__time_duration.sum", "dram__bytes_read.sum", "sm__no_such_metric.sum"],
+          "ncu.py: the columns are the identity, then the metrics asked for, in their order")
+    check(row.get("version") == "v9" and row.get("m") == "8192" and
+          row.get("kernel") == "tc_v8_persistent<256, 4, grouped_order>",
+          "ncu.py: version and sizes from the line, the kernel without 'void' and arguments")
+    check(row.get("dram__bytes_read.sum") == "1325508352" and row.get("sm__no_such_metric.sum") == "",
+          "ncu.py: thousands separators dropped, a metric ncu lacks left empty")
+    # a line that profiled nothing is an error, not a silent empty row
+    open(os.path.join(tmp, "1.csv"), "w").write(RAW.split("\n")[0] + "\n")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
+                        tmp, out, metrics], capture_output=True, text=True)
+    check(r.returncode != 0 and "no kernel profiled" in r.stdout, "ncu.py: a line with no kernel fails")
+
+import tables  # noqa: E402  (after the path is set)
+
+row = {"dram__bytes_read.sum": "1325508352", "lts__t_sector_hit_rate.pct": "80.80"}
+check(tables.fmt(row, "dram__bytes_read.sum/1e9", [row]) == "1.33" and
+      tables.heading("dram__bytes_read.sum/1e9", [row]) == "DRAM read (GB)",
+      "tables: a counter column divided and headed with its unit")
+check(tables.fmt(row, "lts__t_sector_hit_rate.pct", [row]) == "80.8",
+      "tables: a percentage counter with one decimal")
+sys.exit(1 if failed else 0)
