@@ -49,8 +49,14 @@ COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic
             "sm__inst_executed_pipe_tensor_op_hmma.sum": "tensor-core instructions",
             "sm__inst_executed_pipe_tensor_op_gmma.sum": "of them wgmma",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum": "shared-memory bank conflicts",
-            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "shared-memory wavefronts"}
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "shared-memory wavefronts",
+            "dram__bytes_write.sum": "DRAM written",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "global load sectors",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "global store sectors",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared load bank conflicts",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared store bank conflicts"}
 SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
+               ("dram__bytes_write.sum", "1e9"): "GB",
                ("gpu__time_duration.sum", "1e6"): "ms",
                ("sm__cycles_elapsed.avg.per_second", "1e6"): "MHz",
                ("smsp__inst_executed.sum", "1e6"): "millions"}
