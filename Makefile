@@ -129,7 +129,7 @@ build/test_common: tests/test_common.c $(COMMON_C) $(COMMON_HDRS) | build
 	$(CC) $(CFLAGS) -o $@ tests/test_common.c $(COMMON_C) -lm -lpthread
 
 test: all build/test_common setup
-	@bash tests/run.sh
+	+@bash tests/run.sh
 
 # Installs what the plots need (matplotlib in .venv, gnuplot through apt where allowed).
 setup:
