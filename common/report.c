@@ -33,7 +33,8 @@ void report_table_row(FILE *out, const result_row *r) {
     if (isnan(r->max_rel_err)) fprintf(out, " %11s", "-");
     else fprintf(out, " %11.2e", r->max_rel_err);
     fprintf(out, "  %s", r->ok);
-    if (r->extra_name) fprintf(out, "  %s=%.4g", r->extra_name, r->extra_value);
+    if (r->extra_name && !isnan(r->extra_value))
+        fprintf(out, "  %s=%.4g", r->extra_name, r->extra_value);
     fprintf(out, "\n");
 }
 

@@ -18,6 +18,9 @@
 //   v11 serpentine the FMAs of a step in serpentine order: odd rows run right to left
 //   v12 tallwarps warps of 128 x 32 instead of 64 x 64: each thread a 16 x 8 block
 //   v13 streamk   the tiles of the last, partial wave cut along k and shared by all the SMs
+//   v14 smalltile 64 x 128 tiles, three blocks an SM: more, smaller tiles for small matrices
+//   v15 splitk    each tile's k steps cut into runs when there are too few tiles for the GPU
+//   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -66,6 +69,18 @@ typedef float4 vec;
 
 static const char *const inputs[] = {"random", "int", NULL};
 
+// How v13 and v15 hand out work, planned at their first launch: blocks 0 .. whole - 1 take
+// whole tiles, the other `pieces` blocks each a piece of a tile (the list is on the device),
+// with scratch space for partial sums (planes of C's rows from row0 on) and arrival counters.
+typedef struct {
+    bool made;
+    unsigned whole, pieces;
+    struct streamk_piece *piece;
+    real *sums;
+    size_t row0;
+    unsigned *arrived;
+} piece_plan;
+
 // The problem every version sees: device matrices, host copies and what checking needs.
 typedef struct {
     size_t m, n, k;
@@ -80,14 +95,9 @@ typedef struct {
     real *cublas_c;
     double *row_bound, *x, *y, *y_abs;
     cublasHandle_t handle;
-    // v13's plan, made at its first launch: the blocks that take whole tiles, and the pieces
-    // of the other tiles (on the device) with their scratch space for partial sums and counters
-    bool sk_planned;
-    unsigned sk_whole, sk_pieces;
-    struct streamk_piece *sk_piece;
-    real *sk_sums;
-    size_t sk_row0;
-    unsigned *sk_arrived;
+    piece_plan streamk, splitk;  // v13's and v15's
+    int dispatch;                // the version v16 chose (0: not yet)
+    int picked;                  // the version v16 ran last (for the CSV's `picked` column)
 } matmul_problem;
 
 // ---- the CPU reference ------------------------------------------------------------------------
@@ -871,7 +881,7 @@ __device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ 
                                           size_t m, size_t n, size_t k) {
     real *as = stage, *bs = stage + S::bk * S::a_stride;
     int tid = threadIdx.x;
-    if (VB && t.r0 + S::bm <= m && t.c0 + S::bn <= n && k0 + S::bk <= k) {
+    if (t.r0 + S::bm <= m && t.c0 + S::bn <= n && k0 + S::bk <= k) {
         // The whole tile lies inside A and B, as almost every tile does: no guards, and the
         // copies of a thread are a constant number of rows apart. Same elements as below.
         const real *pa = a + (t.r0 + tid / S::bk) * k + k0 + tid % S::bk;
@@ -883,9 +893,16 @@ __device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ 
         const real *pb = b + (k0 + tid / (S::bn / VEC)) * n + t.c0 + tid % (S::bn / VEC) * VEC;
         real *sb = &bs[tid / (S::bn / VEC) * S::bn + tid % (S::bn / VEC) * VEC];
 #pragma unroll
-        for (int i = 0; i < S::bk * S::bn / VEC / S::threads; i++)
-            copy_async<16>(sb + i * (S::threads / (S::bn / VEC)) * S::bn,
-                           pb + (size_t)i * (S::threads / (S::bn / VEC)) * n, true);
+        for (int i = 0; i < S::bk * S::bn / VEC / S::threads; i++) {
+            real *sv = sb + i * (S::threads / (S::bn / VEC)) * S::bn;
+            const real *pv = pb + (size_t)i * (S::threads / (S::bn / VEC)) * n;
+            if (VB) {
+                copy_async<16>(sv, pv, true);
+            } else {  // rows of B not 16-byte aligned: the same VEC elements one at a time
+#pragma unroll
+                for (int j = 0; j < VEC; j++) copy_async<sizeof(real)>(sv + j, pv + j, true);
+            }
+        }
         return;
     }
     // A: element e is row e / bk, column e % bk; a warp copies 32 / bk rows x bk floats and
@@ -1200,8 +1217,9 @@ matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real 
     if (tid == 0) *count = 0;  // ready for the next launch
     // Add the planes in the order of k, ours included, so that the sums are the same whoever
     // is last, and write them to C: FIX_ROWS rows of our results at a time, the loads from a
-    // plane all in flight together.
-    constexpr int FIX_ROWS = 2 * PIECE;
+    // plane all in flight together (half as many rows where the threads have no registers to
+    // spare: blocks that share an SM, and rows of C that are not 16-byte aligned).
+    constexpr int FIX_ROWS = S::min_blocks > 1 || !VB ? PIECE : 2 * PIECE;
 #pragma unroll 1
     for (int i0 = 0; i0 < S::tm; i0 += FIX_ROWS) {
         real sum[FIX_ROWS][S::tn];
@@ -1241,14 +1259,31 @@ static int longer_piece_first(const void *x, const void *y) {
     return p->part < q->part ? -1 : p->part > q->part;
 }
 
-// The plan, for `wave` blocks at once: the last tile_count % wave tiles are cut into pieces.
+// Puts a plan's `count` pieces on the device, with `planes` planes of scratch for partial sums
+// (C's rows from the first cut tile's on) and a counter for each of the `cut` tiles from
+// plan->whole on.
 template <class S>
-static void streamk_plan(matmul_problem *p, unsigned wave) {
+static void plan_upload(piece_plan *plan, const matmul_problem *p, const streamk_piece *piece,
+                        unsigned count, unsigned planes, unsigned cut) {
+    plan->pieces = count;
+    if (count == 0) return;
+    plan->row0 = plan->whole / ceil_div(p->n, S::bn) * S::bm;
+    size_t plane_bytes = size_mul(size_mul(p->m - plan->row0, p->n), sizeof(real));
+    plan->piece = (streamk_piece *)gpu_alloc(count * sizeof *piece, "the plan's pieces");
+    CHECK(cudaMemcpy(plan->piece, piece, count * sizeof *piece, cudaMemcpyHostToDevice));
+    plan->sums = (real *)gpu_alloc(size_mul(planes, plane_bytes), "the plan's partial sums");
+    plan->arrived = (unsigned *)gpu_alloc(cut * sizeof(unsigned), "the plan's counters");
+    CHECK(cudaMemset(plan->arrived, 0, cut * sizeof(unsigned)));
+}
+
+// v13's plan, for `wave` blocks at once: the last tile_count % wave tiles are cut into pieces.
+template <class S>
+static void streamk_plan(piece_plan *plan, const matmul_problem *p, unsigned wave) {
     unsigned tile_count = tiles(p->m, p->n, S::bm, S::bn);
     size_t k_tiles = ceil_div(p->k, S::bk);
     size_t last = tile_count % wave;  // R
     if ((wave - last) * k_tiles / wave < STREAMK_MIN_GAIN) last = 0;  // not worth cutting
-    p->sk_whole = tile_count - (unsigned)last;
+    plan->whole = tile_count - (unsigned)last;
     size_t steps = last * k_tiles;
     size_t runs = min(min((size_t)wave, last * STREAMK_MAX_SHARE), steps);  // G
     // Every run is one piece, or two where it crosses into the next tile: at most G + R.
@@ -1259,8 +1294,8 @@ static void streamk_plan(matmul_problem *p, unsigned wave) {
         size_t begin = g * steps / runs, end = (g + 1) * steps / runs;
         for (size_t x = begin; x < end;) {
             size_t tile = x / k_tiles, stop = min(end, (tile + 1) * k_tiles);
-            bool same_tile = count > 0 && piece[count - 1].tile == p->sk_whole + tile;
-            streamk_piece q = {p->sk_whole + (unsigned)tile, (unsigned)(x - tile * k_tiles),
+            bool same_tile = count > 0 && piece[count - 1].tile == plan->whole + tile;
+            streamk_piece q = {plan->whole + (unsigned)tile, (unsigned)(x - tile * k_tiles),
                                (unsigned)(stop - x), same_tile ? piece[count - 1].part + 1 : 0, 0};
             piece[count++] = q;
             x = stop;
@@ -1273,30 +1308,22 @@ static void streamk_plan(matmul_problem *p, unsigned wave) {
         planes = max(planes, j - i);
     }
     qsort(piece, count, sizeof *piece, longer_piece_first);
-    p->sk_pieces = count;
-    if (count > 0) {
-        size_t tiles_per_row = ceil_div(p->n, S::bn);
-        p->sk_row0 = p->sk_whole / tiles_per_row * S::bm;
-        size_t plane_bytes = size_mul(size_mul(p->m - p->sk_row0, p->n), sizeof(real));
-        p->sk_piece = (streamk_piece *)gpu_alloc(count * sizeof *piece, "v13's plan");
-        CHECK(cudaMemcpy(p->sk_piece, piece, count * sizeof *piece, cudaMemcpyHostToDevice));
-        p->sk_sums = (real *)gpu_alloc(size_mul(planes, plane_bytes), "v13's partial sums");
-        p->sk_arrived = (unsigned *)gpu_alloc(last * sizeof(unsigned), "v13's counters");
-        CHECK(cudaMemset(p->sk_arrived, 0, last * sizeof(unsigned)));
-    }
+    plan_upload<S>(plan, p, piece, count, planes, (unsigned)last);
     free(piece);
 }
 
 template <class S, bool VB>
-static void launch_streamk_kernel(matmul_problem *p) {
-    matmul_v13_streamk<S, VB><<<p->sk_whole + p->sk_pieces, S::threads, S::smem>>>(
-        p->a, p->b, p->c, p->m, p->n, p->k, p->sk_whole, p->sk_piece,
-        streamk_scratch{p->sk_sums, p->sk_row0, p->sk_arrived});
+static void launch_pieces_kernel(const matmul_problem *p, const piece_plan *plan) {
+    matmul_v13_streamk<S, VB><<<plan->whole + plan->pieces, S::threads, S::smem>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k, plan->whole, plan->piece,
+        streamk_scratch{plan->sums, plan->row0, plan->arrived});
 }
 
+// How many blocks of the pieces kernel for shape S the whole GPU runs at once. The first call
+// also lets the kernel have the shared memory it needs beyond 48 KiB.
 template <class S>
-static void launch_streamk(matmul_problem *p) {
-    static unsigned wave = 0;  // blocks the whole GPU runs at once
+static unsigned pieces_wave() {
+    static unsigned wave = 0;
     if (wave == 0) {
         CHECK(cudaFuncSetAttribute(matmul_v13_streamk<S, true>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
@@ -1309,13 +1336,203 @@ static void launch_streamk(matmul_problem *p) {
         CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
         wave = (unsigned)(per_sm * sms);
     }
-    if (!p->sk_planned) streamk_plan<S>(p, wave), p->sk_planned = true;
-    if (p->n % VEC == 0) launch_streamk_kernel<S, true>(p);
-    else launch_streamk_kernel<S, false>(p);
+    return wave;
+}
+
+template <class S>
+static void launch_pieces(const matmul_problem *p, const piece_plan *plan) {
+    if (p->n % VEC == 0) launch_pieces_kernel<S, true>(p, plan);
+    else launch_pieces_kernel<S, false>(p, plan);
     CHECK_LAUNCH();
 }
 
-static void launch_v13(void *problem) { launch_streamk<tallwarp_shape>((matmul_problem *)problem); }
+static void launch_v13(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    if (!p->streamk.made) {
+        streamk_plan<tallwarp_shape>(&p->streamk, p, pieces_wave<tallwarp_shape>());
+        p->streamk.made = true;
+    }
+    launch_pieces<tallwarp_shape>(p, &p->streamk);
+}
+
+// ---- v14 smalltile ------------------------------------------------------------------------------
+
+// The same kernel with a quarter of v12's tile: 64 x 128 results a block, 4 warps of 64 x 32
+// (each thread an 8 x 8 block, v8's), and three blocks an SM. The GPU now holds 396 tiles at
+// once on an H200 instead of 132, each a quarter of the work. Where the tiles are few (1024^3
+// makes 32 of 128 x 256 for 132 SMs, and 128 of 64 x 128) that puts four times as many SMs to
+// work, and where they are many, a round is smaller, so a last partial one wastes less; with
+// three blocks an SM, one block's start and end overlap the others' work. The price is
+// traffic and issue slots: a k step copies 64 + 128 values for 64 x 128 x 16 FMAs where v12
+// copies 128 + 256 for four times the FMAs (43 FMAs a value instead of 85), and a thread
+// issues 4 shared loads (LDS.128) for 64 FMAs a step instead of 6 for 128.
+#ifdef MATMUL_FP64  // half of the doubles' 64 x 64 tile: warps of 64 x 16, 8 x 4 a thread
+typedef shape<64, 32, 16, 64, 16, 3, 2, true> smalltile_shape;
+#else
+typedef shape<64, 128, 16, 64, 32, 4, 3, true> smalltile_shape;
+#endif
+
+static void launch_v14(void *problem) { launch_async<smalltile_shape>((matmul_problem *)problem); }
+
+// ---- v15 splitk ---------------------------------------------------------------------------------
+
+// Even v14's tiles are too few when m and n are small: 512^3 makes 16 of them for 264 block
+// slots. But each result is a sum over k, and a sum can be cut: v15 splits every tile's k steps
+// into s equal runs, one block each, so tiles x s blocks share the work ("split-K"). It is
+// v13's kernel on v14's tile, with a plan in which every tile is cut and none is whole: each
+// run leaves its partial sums in a plane of scratch memory, and the last of a tile's blocks to
+// arrive adds the planes in the order of k and writes C. We add them there, in the same launch,
+// rather than in a second kernel (no second launch; the planes are still in L2), and not with
+// atomicAdd into C: the order of the additions, and so the rounding, would change from run to
+// run, and C would have to be zeroed first, one more pass over it.
+// s is the largest that keeps all the blocks in one wave (tiles x s <= the blocks the GPU runs
+// at once) with runs of at least SPLITK_MIN_STEPS k steps, so that what a cut costs (partial
+// sums through memory, the last block's additions) stays small next to the run's work. When
+// the tiles alone fill the GPU, s = 1 and v15 is v14.
+#define SPLITK_MIN_STEPS 8
+
+static size_t split_factor(unsigned tile_count, unsigned wave, size_t k_tiles,
+                           unsigned min_steps) {
+    size_t s = tile_count >= wave ? 1 : wave / tile_count;
+    return min(s, max(k_tiles / min_steps, (size_t)1));
+}
+
+template <class S>
+static void splitk_plan(piece_plan *plan, const matmul_problem *p, unsigned wave,
+                        unsigned min_steps) {
+    unsigned tile_count = tiles(p->m, p->n, S::bm, S::bn);
+    size_t k_tiles = ceil_div(p->k, S::bk);
+    size_t s = split_factor(tile_count, wave, k_tiles, min_steps);
+    plan->whole = s == 1 ? tile_count : 0;
+    if (s == 1) return;
+    streamk_piece *piece = (streamk_piece *)host_alloc(tile_count * s * sizeof *piece,
+                                                       "v15's plan");
+    unsigned count = 0;
+    for (unsigned t = 0; t < tile_count; t++)
+        for (size_t q = 0; q < s; q++) {
+            size_t begin = q * k_tiles / s, end = (q + 1) * k_tiles / s;
+            piece[count++] = {t, (unsigned)begin, (unsigned)(end - begin), (unsigned)q, (unsigned)s};
+        }
+    plan_upload<S>(plan, p, piece, count, (unsigned)s, tile_count);
+    free(piece);
+}
+
+static void launch_v15(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    if (!p->splitk.made) {
+        splitk_plan<smalltile_shape>(&p->splitk, p, pieces_wave<smalltile_shape>(),
+                                     SPLITK_MIN_STEPS);
+        p->splitk.made = true;
+    }
+    launch_pieces<smalltile_shape>(p, &p->splitk);
+}
+
+// ---- v16 dispatch -------------------------------------------------------------------------------
+
+// No one version wins at every shape (the README's sweep shows where each does), so a library
+// keeps several kernels and picks one by shape, and v16 does the same with v12 to v15. It
+// estimates each one's time from the shape and the GPU alone, in units of one k step of a
+// v14 block that shares its SM with two others:
+//  - blocks run in rounds, as many at once as fit the SMs (v12's tile 1 an SM, v14's 3);
+//  - a block's k step costs 1 when its SM is full, and less when fewer share it, down to
+//    DISPATCH_ALONE hundredths for a block alone; a k step of v12's tile, twice the work with
+//    the whole SM, costs DISPATCH_BIG hundredths;
+//  - a round costs DISPATCH_ROUND steps more (starting the pipeline, storing the tile), spread
+//    over the blocks sharing an SM, which hide each other's;
+//  - a cut tile costs what adding its planes takes: DISPATCH_CUT hundredths of a step for
+//    each 8192 partial sums (v14's tile) of each plane.
+// The four numbers were fitted to the H200's sweep (see the README). v16 prints the estimates
+// once and runs the version with the smallest.
+#define DISPATCH_BIG 120
+#define DISPATCH_ALONE 30
+#define DISPATCH_ROUND 2
+#define DISPATCH_CUT 50
+
+typedef struct {
+    double steps[4];  // v12, v13, v14, v15
+    size_t split;     // v15's s
+    int pick;         // 12 .. 15
+} dispatch_choice;
+
+// `blocks` blocks of `steps` k steps each at `step` apiece, at most per_sm an SM at once.
+static double rounds_time(double blocks, double per_sm, double steps, double step, double sms) {
+    double t = 0.0;
+    while (blocks > 0) {
+        double now = fmin(blocks, per_sm * sms), sharing = fmin(per_sm, ceil(now / sms));
+        t += steps * step * fmax(DISPATCH_ALONE / 100.0, sharing / per_sm) + DISPATCH_ROUND / sharing;
+        blocks -= now;
+    }
+    return t;
+}
+
+static dispatch_choice dispatch_estimate(const matmul_problem *p) {
+    typedef tallwarp_shape big_t;
+    typedef smalltile_shape small_t;
+    int device = 0, sm_count = 0;
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+    double sms = sm_count, big_cost = DISPATCH_BIG / 100.0, cut = DISPATCH_CUT / 100.0 / 8192;
+    unsigned big = tiles(p->m, p->n, big_t::bm, big_t::bn);
+    unsigned small = tiles(p->m, p->n, small_t::bm, small_t::bn);
+    unsigned big_wave = pieces_wave<big_t>(), small_wave = pieces_wave<small_t>();
+    double big_per_sm = big_wave / sms, small_per_sm = small_wave / sms;
+    size_t k_tiles = ceil_div(p->k, big_t::bk);
+    double k_steps = (double)k_tiles;
+    dispatch_choice d;
+    // v12: whole tiles in rounds.
+    d.steps[0] = rounds_time(big, big_per_sm, k_steps, big_cost, sms);
+    // v13: the full rounds as v12, then the last tiles' steps cut into runs shared by all the
+    // blocks of a round, if v13's own rule cuts them.
+    size_t last = big % big_wave;
+    d.steps[1] = d.steps[0];
+    if ((big_wave - last) * k_tiles / big_wave >= STREAMK_MIN_GAIN) {
+        double runs = (double)min((size_t)big_wave, last * STREAMK_MAX_SHARE);
+        double planes = ceil(runs / (double)last);
+        d.steps[1] = rounds_time(big - last, big_per_sm, k_steps, big_cost, sms) +
+                     ceil((double)last * k_steps / runs) * big_cost + DISPATCH_ROUND +
+                     planes * big_t::bm * big_t::bn * cut;
+    }
+    // v14: whole small tiles in rounds; v15: s runs of each.
+    d.steps[2] = rounds_time(small, small_per_sm, k_steps, 1.0, sms);
+    d.split = split_factor(small, small_wave, k_tiles, SPLITK_MIN_STEPS);
+    d.steps[3] = d.steps[2];
+    if (d.split > 1)
+        d.steps[3] = rounds_time((double)small * d.split, small_per_sm,
+                                 ceil(k_steps / (double)d.split), 1.0, sms) +
+                     (double)d.split * small_t::bm * small_t::bn * cut;
+    int best = 0;
+    for (int i = 1; i < 4; i++)
+        if (d.steps[i] < d.steps[best]) best = i;
+    d.pick = 12 + best;
+    return d;
+}
+
+static void launch_v16(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    if (p->dispatch == 0) {
+        dispatch_choice d = dispatch_estimate(p);
+        printf("    v16: estimated time in k steps: v12 %.1f, v13 %.1f, v14 %.1f, v15 %.1f "
+               "(s = %zu): runs v%d\n", d.steps[0], d.steps[1], d.steps[2], d.steps[3], d.split,
+               d.pick);
+        p->dispatch = d.pick;
+    }
+    switch (p->dispatch) {
+    case 12: launch_v12(p); break;
+    case 13: launch_v13(p); break;
+    case 14: launch_v14(p); break;
+    default: launch_v15(p); break;
+    }
+    p->picked = p->dispatch;
+}
+
+// The CSV's extra column: the version v16 ran, on v16's row (empty on the others).
+static double picked(void *problem, double ms_median) {
+    (void)ms_median;
+    matmul_problem *p = (matmul_problem *)problem;
+    double v = p->picked ? (double)p->picked : NAN;
+    p->picked = 0;
+    return v;
+}
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -1338,6 +1555,9 @@ static const version versions[] = {
     {"v11", "serpentine", launch_v11, 0},
     {"v12", "tallwarps", launch_v12, 0},
     {"v13", "streamk", launch_v13, 0},
+    {"v14", "smalltile", launch_v14, 0},
+    {"v15", "splitk", launch_v15, 0},
+    {"v16", "dispatch", launch_v16, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -1586,15 +1806,20 @@ int main(int argc, char **argv) {
     b.flops = 2.0 * macs;                                             // a multiply and an add
     b.check = matmul_check;
     b.save = matmul_save;
+    b.extra_name = "picked";
+    b.extra = picked;
     int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
 
     CHECK_CUBLAS(cublasDestroy(p.handle));
     CHECK(cudaFree((void *)p.a));
     CHECK(cudaFree((void *)p.b));
     CHECK(cudaFree(p.c));
-    CHECK(cudaFree(p.sk_piece));
-    CHECK(cudaFree(p.sk_sums));
-    CHECK(cudaFree(p.sk_arrived));
+    piece_plan *plans[] = {&p.streamk, &p.splitk};
+    for (int i = 0; i < 2; i++) {
+        CHECK(cudaFree(plans[i]->piece));
+        CHECK(cudaFree(plans[i]->sums));
+        CHECK(cudaFree(plans[i]->arrived));
+    }
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.want), free(p.abs_row);
     free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
