@@ -870,7 +870,7 @@ struct shape {
     static_assert(BM_ * BK_ % threads == 0, "A tile elements split evenly");
     static_assert(BK_ * BN_ % (VEC * threads) == 0, "B tile vectors split evenly");
     static_assert(STAGES_ >= 2, "a ring needs two buffers at least");
-    static_assert(threads % BK_ == 0 && threads % (BN_ / VEC) == 0,
+    static_assert(threads % BK_ == 0 && threads % (BN_ / VEC) == 0 && threads % BN_ == 0,
                   "a thread's copies are whole rows apart");
 };
 
@@ -890,18 +890,23 @@ __device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ 
         for (int i = 0; i < S::bm * S::bk / S::threads; i++)
             copy_async<sizeof(real)>(sa + i * (S::threads / S::bk),
                                      pa + (size_t)i * (S::threads / S::bk) * k, true);
-        const real *pb = b + (k0 + tid / (S::bn / VEC)) * n + t.c0 + tid % (S::bn / VEC) * VEC;
-        real *sb = &bs[tid / (S::bn / VEC) * S::bn + tid % (S::bn / VEC) * VEC];
+        if (VB) {
+            const real *pb = b + (k0 + tid / (S::bn / VEC)) * n + t.c0 + tid % (S::bn / VEC) * VEC;
+            real *sb = &bs[tid / (S::bn / VEC) * S::bn + tid % (S::bn / VEC) * VEC];
 #pragma unroll
-        for (int i = 0; i < S::bk * S::bn / VEC / S::threads; i++) {
-            real *sv = sb + i * (S::threads / (S::bn / VEC)) * S::bn;
-            const real *pv = pb + (size_t)i * (S::threads / (S::bn / VEC)) * n;
-            if (VB) {
-                copy_async<16>(sv, pv, true);
-            } else {  // rows of B not 16-byte aligned: the same VEC elements one at a time
+            for (int i = 0; i < S::bk * S::bn / VEC / S::threads; i++)
+                copy_async<16>(sb + i * (S::threads / (S::bn / VEC)) * S::bn,
+                               pb + (size_t)i * (S::threads / (S::bn / VEC)) * n, true);
+        } else {
+            // Rows of B that do not start on 16 bytes: one element a copy, and the 32 copies
+            // of a warp side by side, so that they read 128 contiguous bytes and write 32
+            // banks. (Four elements a thread, as in the 16-byte copies, would put a warp's
+            // copies 4 elements apart: a quarter of each sector used, and 4-way conflicts.)
+            const real *pb = b + (k0 + tid / S::bn) * n + t.c0 + tid % S::bn;
 #pragma unroll
-                for (int j = 0; j < VEC; j++) copy_async<sizeof(real)>(sv + j, pv + j, true);
-            }
+            for (int i = 0; i < S::bk * S::bn / S::threads; i++)
+                copy_async<sizeof(real)>(&bs[tid + i * S::threads],
+                                         pb + (size_t)i * (S::threads / S::bn) * n, true);
         }
         return;
     }
