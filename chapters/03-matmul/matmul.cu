@@ -903,7 +903,7 @@ __device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ 
             // banks. (Four elements a thread, as in the 16-byte copies, would put a warp's
             // copies 4 elements apart: a quarter of each sector used, and 4-way conflicts.)
             const real *pb = b + (k0 + tid / S::bn) * n + t.c0 + tid % S::bn;
-#pragma unroll
+#pragma unroll 4  // wholly unrolled, v14's pieces kernel runs out of registers on sm_80
             for (int i = 0; i < S::bk * S::bn / S::threads; i++)
                 copy_async<sizeof(real)>(&bs[tid + i * S::threads],
                                          pb + (size_t)i * (S::threads / S::bn) * n, true);
