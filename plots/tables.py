@@ -4,6 +4,14 @@ A chapter README marks a table like this (filters select rows, the words after |
     <!-- table 01-transpose m=8192 n=8192 | version idea ms gbps pct_of_baseline -->
     <!-- /table -->
 (a chapter measured on several GPUs names its results folder: <!-- table 2x-h200/07-multi-gpu ...),
+a pivot puts one row per size and one column per version (the filter's versions, in its order),
+each cell the named column of that version's row, and after them any VERSION:COLUMN asked for:
+    <!-- pivot 03-matmul input=random version=cublas,v12,v16 | pct_of_baseline v16:extra_value -->
+    <!-- /pivot -->
+and a number in the prose may name the one row and column it quotes, written right after it:
+    49,184<!-- result 03-matmul m=4096 n=4096 k=4096 version=v13 gflops --> GFLOP/s
+(the number is rewritten from the CSV with as many decimals as it has, and --check fails when
+it differs; the folder, as for tables, is the GPU's unless the name has one).
 and the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
 An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
 table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
@@ -21,6 +29,8 @@ from common import (ROOT, UNITS, also_baseline, headline, matches, num, parse_fi
                     read_csv)
 
 TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
+RESULT = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- result (\S+) (.*?) (\S+) -->)")
+PIVOT = re.compile(r"(<!-- pivot (.*?) -->\n)(.*?)(<!-- /pivot -->)", re.S)
 SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
 RUBRIC = re.compile(r"(<!-- rubric -->\n)(.*?)(<!-- /rubric -->)", re.S)
 SAMPLE = re.compile(r"(<!-- grading sample -->\n)(.*?)(<!-- /grading sample -->)", re.S)
@@ -142,6 +152,75 @@ def render_table(spec, gpu):
     return "\n".join(lines) + "\n"
 
 
+def render_pivot(spec, gpu):
+    where, _, cols = spec.partition("|")
+    words = where.split()
+    csv_path = os.path.join(ROOT, "plots", "results", gpu, words[0] + ".csv")
+    if not os.path.exists(csv_path):
+        return f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
+    filters = parse_filters(words[1:])
+    rows = [r for r in read_csv(csv_path) if matches(r, filters)]
+    if not rows or "version" not in filters:
+        return f"(no rows of {words[0]} match {' '.join(words[1:])})\n"
+    value, extras = cols.split()[0], [c.split(":", 1) for c in cols.split()[1:] if "@" not in c]
+    # tiles@BMxBN: the tiles of C of that shape; waves@BMxBNxB: tiles / (B blocks an SM x the SMs
+    # of the run's GPU, from its env.csv): the arithmetic the chapter's README works through
+    derived = [c.split("@", 1) for c in cols.split()[1:] if "@" in c]
+    env = dict((r["key"], r["value"]) for r in read_csv(csv_path[:-4] + ".env.csv"))
+    versions = filters["version"].split(",")
+    sizes = []
+    for r in rows:
+        key = (r["m"], r["n"], r["k"])
+        if key not in sizes:
+            sizes.append(key)
+    cell = {(r["m"], r["n"], r["k"], r["version"]): r for r in rows}
+    same_size = [[r for r in rows if (r["m"], r["n"], r["k"]) == s] for s in sizes]
+    def shape_of(spec):
+        dims = [int(x) for x in spec.split("x")]
+        return dims + [1] * (3 - len(dims))
+
+    def derive(kind, spec, size):
+        bm, bn, per_sm = shape_of(spec)
+        count = -(-int(size[0]) // bm) * -(-int(size[1]) // bn)
+        if kind == "tiles":
+            return f"{count:,}"
+        return f"{count / (per_sm * int(env['sm_count'])):.2f}"
+
+    head = ["size"] + versions + [f"{v} {heading(c, rows)}" for v, c in extras]
+    head += [f"{k} of {' x '.join(str(d) for d in shape_of(sp)[:2])}" +
+             (f", {shape_of(sp)[2]} an SM" if k == "waves" else "") for k, sp in derived]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for s, group in zip(sizes, same_size):
+        out = [" x ".join(s)]
+        for v in versions:
+            r = cell.get(s + (v,))
+            out.append("-" if r is None else fmt(r, value, group))
+        for v, c in extras:
+            r = cell.get(s + (v,))
+            picked = r is not None and c == "extra_value" and r["extra_name"] == "picked"
+            out.append("-" if r is None else f"v{fmt(r, c, group)}" if picked and r["extra_value"]
+                       else fmt(r, c, group))
+        out += [derive(k, sp, s) for k, sp in derived]
+        lines.append("| " + " | ".join(out) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_result(match, gpu, path):
+    """The number of a `result` mark, from the CSV, written as the text wrote it."""
+    old, mark, name, where, col = match.groups()
+    csv_path = os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in name else []),
+                            name + ".csv")
+    rows = [r for r in read_csv(csv_path) if matches(r, parse_filters(where.split()))] \
+        if os.path.exists(csv_path) else []
+    if len(rows) != 1 or num(rows[0], col) is None:
+        print(f"FAIL {os.path.relpath(path, ROOT)}: {len(rows)} rows of {name} match {where} "
+              f"with a value of {col}")
+        return "?" + mark
+    decimals = len(old.split(".")[1]) if "." in old else 0
+    text = f"{num(rows[0], col):,.{decimals}f}" if "," in old else f"{num(rows[0], col):.{decimals}f}"
+    return text + mark
+
+
 def pretty_size(row):
     """'8192 x 8192', or '2^28' for a large power of two."""
     dims = [int(x) for x in (row["m"], row["n"], row["k"]) if x != "1"] or [1]
@@ -247,13 +326,15 @@ def main():
         with open(path) as f:
             text = f.read()
         new = TABLE.sub(lambda m: m.group(1) + render_table(m.group(2), gpu) + m.group(4), text)
+        new = PIVOT.sub(lambda m: m.group(1) + render_pivot(m.group(2), gpu) + m.group(4), new)
+        new = RESULT.sub(lambda m: render_result(m, gpu, path), new)
         new = SUMMARY.sub(lambda m: m.group(1) + render_summary(m.group(2)) + m.group(4), new)
         new = RUBRIC.sub(lambda m: m.group(1) + render_rubric(path) + m.group(3), new)
         new = SAMPLE.sub(lambda m: m.group(1) + render_sample(gpu) + m.group(3), new)
         new = EXERCISES.sub(lambda m: m.group(1) + render_exercises(path, bool(m.group(2))) +
                             m.group(4), new)
         rel = os.path.relpath(path, ROOT)
-        count = len(TABLE.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
+        count = len(TABLE.findall(text)) + len(PIVOT.findall(text)) + len(RESULT.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
             len(EXERCISES.findall(text)) + len(SAMPLE.findall(text))
         if new == text:
             print(f"PASS tables in {rel} match the CSVs ({count} tables)")
