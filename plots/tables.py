@@ -155,7 +155,8 @@ def render_table(spec, gpu):
 def render_pivot(spec, gpu):
     where, _, cols = spec.partition("|")
     words = where.split()
-    csv_path = os.path.join(ROOT, "plots", "results", gpu, words[0] + ".csv")
+    csv_path = os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in words[0] else []),
+                            words[0] + ".csv")
     if not os.path.exists(csv_path):
         return f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
     filters = parse_filters(words[1:])
