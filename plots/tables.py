@@ -64,7 +64,12 @@ COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic
             "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "global load sectors",
             "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "global store sectors",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared load bank conflicts",
-            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared store bank conflicts"}
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "shared store bank conflicts",
+            "smsp__issue_active.avg.pct_of_peak_sustained_active": "issue slots busy %",
+            "sm__warps_active.avg.pct_of_peak_sustained_active": "warps active %",
+            "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active": "ALU pipe %",
+            "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active": "FMA pipe %",
+            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active": "LSU pipe %"}
 SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
                ("dram__bytes_write.sum", "1e9"): "GB",
                ("gpu__time_duration.sum", "1e6"): "ms",
@@ -216,13 +221,16 @@ def render_result(match, gpu, path):
                             name + ".csv")
     rows = [r for r in read_csv(csv_path) if matches(r, parse_filters(where.split()))] \
         if os.path.exists(csv_path) else []
-    if len(rows) != 1 or num(rows[0], col) is None:
+    name_col, _, div = col.partition("/")  # a counter may be scaled, as in tables
+    value = None if len(rows) != 1 or num(rows[0], name_col) is None else \
+        num(rows[0], name_col) / (float(div) if div else 1.0)
+    if value is None:
         print(f"FAIL {os.path.relpath(path, ROOT)}: {len(rows)} rows of {name} match {where} "
               f"with a value of {col}")
         UNMATCHED.append(mark)
         return old + mark
     decimals = len(old.split(".")[1]) if "." in old else 0
-    text = f"{num(rows[0], col):,.{decimals}f}" if "," in old else f"{num(rows[0], col):.{decimals}f}"
+    text = f"{value:,.{decimals}f}" if "," in old else f"{value:.{decimals}f}"
     return text + mark
 
 
