@@ -56,4 +56,32 @@ check(tables.fmt(row, "dram__bytes_read.sum/1e9", [row]) == "1.33" and
       "tables: a counter column divided and headed with its unit")
 check(tables.fmt(row, "lts__t_sector_hit_rate.pct", [row]) == "80.8",
       "tables: a percentage counter with one decimal")
+
+# A result mark is rewritten from its one row, with the decimals the prose gave it; a mark that
+# matches no row keeps its text and is counted, so that --check fails on it.
+import contextlib  # noqa: E402
+import io  # noqa: E402
+
+
+def mark(text):
+    m = tables.RESULT.search(text)
+    with contextlib.redirect_stdout(io.StringIO()):  # its FAIL line is for make plots, not here
+        return tables.render_result(m, "h200", os.path.join(ROOT, "README.md"))
+
+
+good = "1.0<!-- result h200/ncu/02-shortcut version=v9 smsp__inst_executed.sum/1e9 -->"
+want = tables.num(next(r for r in csv.DictReader(open(os.path.join(
+    ROOT, "plots", "results", "h200", "ncu", "02-shortcut.csv"))) if r["version"] == "v9"),
+    "smsp__inst_executed.sum") / 1e9
+check(mark(good) == f"{want:.1f}" + good[3:] and not tables.UNMATCHED,
+      "tables: a result mark is rewritten from its row, scaled, with the prose's decimals")
+bad = "7<!-- result 03-matmul m=4096 n=4096 k=4096 version=v99 gflops -->"
+check(mark(bad) == bad and len(tables.UNMATCHED) == 1,
+      "tables: a result mark that matches no row is left as it is and counted as a failure")
+p = tables.render_pivot("03-matmul input=random version=cublas,v13 | pct_of_baseline "
+                        "tiles@128x256 waves@128x256x1", "h200")
+rows = [l for l in p.splitlines() if l.startswith("| 4096 x 4096 x 4096 |")]
+check(len(rows) == 1 and rows[0].split("|")[2].strip() == "100.0%" and
+      rows[0].split("|")[4].strip() == "512" and rows[0].split("|")[5].strip() == "3.88",
+      "tables: a pivot row per size, a column per version, tiles and waves from the SM count")
 sys.exit(1 if failed else 0)
