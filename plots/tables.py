@@ -224,6 +224,8 @@ def render_result(match, gpu, path):
     name_col, _, div = col.partition("/")  # a counter may be scaled, as in tables
     value = None if len(rows) != 1 or num(rows[0], name_col) is None else \
         num(rows[0], name_col) / (float(div) if div else 1.0)
+    if col.startswith("pct_of:") and len(rows) == 1:  # % of another baseline of the same run
+        value = pct_of(rows[0], col.split(":", 1)[1], read_csv(csv_path))
     if value is None:
         print(f"FAIL {os.path.relpath(path, ROOT)}: {len(rows)} rows of {name} match {where} "
               f"with a value of {col}")
