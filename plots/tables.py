@@ -138,19 +138,29 @@ def heading(col, rows):
             "gflops": "GFLOP/s", "max_rel_err": "max rel err", "ok": "check"}.get(col, col)
 
 
-def render_table(spec, gpu):
+def results_csv(name, gpu):
+    """"07-multi-gpu" in the GPU's results folder, or "2x-h200/07-multi-gpu" (a folder of its own,
+    for several GPUs or another GPU) as named."""
+    return os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in name else []), name + ".csv")
+
+
+def select(spec, gpu):
+    """A table's spec "NAME filters | columns" -> (csv path, filters, rows, columns, error text)."""
     where, _, cols = spec.partition("|")
     words = where.split()
-    # "07-multi-gpu", or "2x-h200/07-multi-gpu": a results folder of its own (several GPUs)
-    csv_path = os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in words[0] else []),
-                            words[0] + ".csv")
+    csv_path = results_csv(words[0], gpu)
     if not os.path.exists(csv_path):
-        return f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
+        return csv_path, {}, [], [], f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
     filters = parse_filters(words[1:])
     rows = [r for r in read_csv(csv_path) if matches(r, filters)]
-    cols = cols.split()
-    if not rows:
-        return f"(no rows of {words[0]} match {' '.join(words[1:])})\n"
+    error = None if rows else f"(no rows of {words[0]} match {' '.join(words[1:])})\n"
+    return csv_path, filters, rows, cols.split(), error
+
+
+def render_table(spec, gpu):
+    _, _, rows, cols, error = select(spec, gpu)
+    if error:
+        return error
     lines = ["| " + " | ".join(heading(c, rows) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
     lines += ["| " + " | ".join(fmt(r, c, rows) for c in cols) + " |" for r in rows]
@@ -158,20 +168,13 @@ def render_table(spec, gpu):
 
 
 def render_pivot(spec, gpu):
-    where, _, cols = spec.partition("|")
-    words = where.split()
-    csv_path = os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in words[0] else []),
-                            words[0] + ".csv")
-    if not os.path.exists(csv_path):
-        return f"(no results yet: {os.path.relpath(csv_path, ROOT)})\n"
-    filters = parse_filters(words[1:])
-    rows = [r for r in read_csv(csv_path) if matches(r, filters)]
-    if not rows or "version" not in filters:
-        return f"(no rows of {words[0]} match {' '.join(words[1:])})\n"
-    value, extras = cols.split()[0], [c.split(":", 1) for c in cols.split()[1:] if "@" not in c]
+    csv_path, filters, rows, cols, error = select(spec, gpu)
+    if error or "version" not in filters:
+        return error or "(a pivot needs version=... for its columns)\n"
+    value, extras = cols[0], [c.split(":", 1) for c in cols[1:] if "@" not in c]
     # tiles@BMxBN: the tiles of C of that shape; waves@BMxBNxB: tiles / (B blocks an SM x the SMs
     # of the run's GPU, from its env.csv): the arithmetic the chapter's README works through
-    derived = [c.split("@", 1) for c in cols.split()[1:] if "@" in c]
+    derived = [c.split("@", 1) for c in cols[1:] if "@" in c]
     env = dict((r["key"], r["value"]) for r in read_csv(csv_path[:-4] + ".env.csv"))
     versions = filters["version"].split(",")
     sizes = []
@@ -217,8 +220,7 @@ UNMATCHED = []  # result marks with no single row to quote: make test fails on t
 def render_result(match, gpu, path):
     """The number of a `result` mark, from the CSV, written as the text wrote it."""
     old, mark, name, where, col = match.groups()
-    csv_path = os.path.join(ROOT, "plots", "results", *([gpu] if "/" not in name else []),
-                            name + ".csv")
+    csv_path = results_csv(name, gpu)
     rows = [r for r in read_csv(csv_path) if matches(r, parse_filters(where.split()))] \
         if os.path.exists(csv_path) else []
     name_col, _, div = col.partition("/")  # a counter may be scaled, as in tables
