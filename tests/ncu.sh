@@ -4,6 +4,9 @@
 # Compute counts the metrics of chapters/CH/profile.metrics on one launch after the warm-up,
 # clocks left as they are (--clock-control none), and plots/ncu.py files the counts, in base
 # units, in plots/results/<gpu>/ncu/CH.csv: one row per line, which README tables then quote.
+# The profiled launch is the third of a kernel the regex matches (two warm-ups before it); a
+# regex ending in @N profiles the Nth instead, for a version that launches one kernel several
+# times a run (05's multi-pass reductions: @5 is the first pass of the second run).
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -28,12 +31,13 @@ while read -r line; do
     # the regex is everything between the first and the last |, so it may hold | itself
     rest=${line#*|} args=${line##*|}
     version=$(echo ${line%%|*}) regex=$(echo ${rest%|*})
+    nth=3
+    if [[ $regex =~ ^(.*)@([0-9]+)$ ]]; then regex=${BASH_REMATCH[1]} nth=${BASH_REMATCH[2]}; fi
     i=$((i + 1))
     echo "make ncu: $name $version ($regex): $prog $args"
-    # warm-up launches 2, then the profiled one (the third launch of that kernel)
     # shellcheck disable=SC2086
     if ! "$ncu" --clock-control none --csv --page raw --print-units base \
-        -k "regex:$regex" --launch-skip 2 --launch-count 1 \
+        -k "regex:$regex" --launch-skip $((nth - 1)) --launch-count 1 \
         --metrics "$metrics" --log-file "$tmp/$i.csv" $prog $args --warmup 3 --reps 1 \
         >"$tmp/$i.out" 2>&1; then
         echo "FAIL ncu on $version:"; tail -n 5 "$tmp/$i.out"; status=1; continue

@@ -6,6 +6,9 @@
 //   fma      FP32 fused multiply-adds from registers: the arithmetic ceiling (2 flops each)
 //   addmin   an FP32 add then a min from registers: the inner loop of the min-plus product
 //   smem     16-byte loads from shared memory: the shared-memory ceiling
+//   dfma     FP64 fused multiply-adds from registers: the double-precision ceiling of the CUDA cores
+//   dmma     FP64 matrix multiply-adds on the tensor cores, mma.sync m8n8k4 (compute capability 8.0)
+//   dmma16   the same with Hopper's larger shape, m16n8k16 (compute capability 9.0)
 //
 // Each is reported as a rate, per clock per SM, and against the datasheet where it has one.
 //
@@ -13,6 +16,7 @@
 //                  build/peaks -v fma,addmin --reps 50
 //                  build/peaks -n 67108864 -v copy        (a 256 MiB copy)
 //                  build/peaks -k 64 -v fma               (64 loop trips, for the sanitizers)
+//                  build/peaks -v fma,dfma,dmma           (single against double precision)
 #include <math.h>
 #include <string.h>
 
@@ -39,6 +43,9 @@
 // the sanitizers use a few. The shared-memory kernel makes a quarter as many, each moving more.
 #define DEFAULT_ITERS 16384
 #define SMEM_TRIPS(iters) ((iters) / 4 > 0 ? (iters) / 4 : 1)
+// An m16n8k16 tensor-core instruction does 8 times the work of an m8n8k4 one; the dmma16
+// kernel makes an eighth as many trips so that both take about as long.
+#define DMMA16_TRIPS(iters) ((iters) / 8 > 0 ? (iters) / 8 : 1)
 // The shared buffer: 1024 float4s, 16 KiB, a power of two so an index wraps with one AND.
 #define SMEM_FLOAT4S 1024
 // Threads whose result the CPU recomputes for the arithmetic kernels: every SM's first thread
@@ -51,8 +58,10 @@ typedef struct {
     float *host_src, *host_dst;
     size_t threads;       // threads in an arithmetic grid, one result each
     int iters;            // loop trips of the arithmetic kernels (-k)
-    float *out, *host_out;
+    float *out, *host_out;         // one float a thread (FP32 kernels), device and host
+    double *out64, *host_out64;    // one double a thread (FP64 kernels)
     int sms;
+    int cc;               // compute capability, 90 for 9.0: the tensor-core rows need 80 or 90
 } peaks_problem;
 
 // ---- the CPU reference: what one thread of each arithmetic kernel computes ---------------------
@@ -96,6 +105,51 @@ static float smem_cpu(unsigned tid, int trips) {
                    smem_value(4 * idx + 3);
         }
     return acc;
+}
+
+// dfma: the FP32 chain in double precision; C's fma rounds once, as the GPU's DFMA does.
+#define DFMA_A 0.99990
+#define DFMA_B 0.00010
+static double dfma_cpu(unsigned tid, int iters) {
+    double x[CHAINS], s = 0.0;
+    for (int j = 0; j < CHAINS; j++) x[j] = (double)(tid % 1024 + j);
+    for (int i = 0; i < iters; i++)
+        for (int j = 0; j < CHAINS; j++) x[j] = fma(x[j], DFMA_A, DFMA_B);
+    for (int j = 0; j < CHAINS; j++) s += x[j];
+    return s;
+}
+
+// dmma: a warp multiplies an 8 x 4 matrix A by a 4 x 8 matrix B and adds the product to its
+// 8 x 8 accumulator D, once a trip for each of CHAINS accumulators. Every value is a small
+// integer, so every sum is exact and the order the tensor core adds in cannot matter; after
+// `iters` trips D = D0 + iters * (A B). The fragment layout of mma.m8n8k4.f64 (PTX ISA):
+// lane l, with g = l / 4 and t = l % 4, holds A[g][t], B[t][g], and D[g][2t], D[g][2t + 1].
+static double dmma_a(unsigned lane) { return (double)((int)(lane % 5) - 2); }  // A[g][t]
+static double dmma_b(unsigned lane) { return (double)((int)(lane % 3) - 1); }  // B[t][g]
+static double dmma_d0(unsigned tid, int j, int e) { return (double)((tid + 3 * j + e) % 16); }
+static double dmma_cpu(unsigned tid, int iters) {
+    unsigned g = (tid % 32) / 4, t = tid % 4;
+    double s = 0.0;
+    for (int j = 0; j < CHAINS; j++)
+        for (int e = 0; e < 2; e++) {
+            unsigned col = 2 * t + e;  // D[g][col] = sum over q of A[g][q] B[q][col]
+            double ab = 0.0;
+            for (unsigned q = 0; q < 4; q++) ab += dmma_a(4 * g + q) * dmma_b(4 * col + q);
+            s += dmma_d0(tid, j, e) + (double)iters * ab;
+        }
+    return s;
+}
+
+// dmma16: m16n8k16, each lane holding 8 values of A, 4 of B and 4 of D. Here A and B are all
+// ones and halves, so every element of A B is 16 * 0.5 = 8 whatever the layout: the check
+// counts the instructions that ran, and the rate is what this row is for.
+#define DMMA16_A 1.0
+#define DMMA16_B 0.5
+static double dmma16_cpu(unsigned tid, int trips) {
+    double s = 0.0;
+    for (int j = 0; j < CHAINS; j++)
+        for (int e = 0; e < 4; e++) s += dmma_d0(tid, j, e) + (double)trips * 16 * DMMA16_A * DMMA16_B;
+    return s;
 }
 
 // ---- memory ceilings ----------------------------------------------------------------------------
@@ -168,6 +222,84 @@ __global__ void peak_smem(float *out, int trips) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+// The FP32 FMA kernel in double precision: the CUDA cores' DFMA units.
+__global__ void peak_dfma(double *out, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    double x[CHAINS];
+#pragma unroll
+    for (int j = 0; j < CHAINS; j++) x[j] = (double)(tid % 1024 + j);
+#pragma unroll 16
+    for (int i = 0; i < iters; i++)
+#pragma unroll
+        for (int j = 0; j < CHAINS; j++) x[j] = fma(x[j], DFMA_A, DFMA_B);
+    double s = 0.0;
+#pragma unroll
+    for (int j = 0; j < CHAINS; j++) s += x[j];
+    out[tid] = s;
+}
+
+// One warp-wide D = A B + D on the FP64 tensor cores: 8 x 8 x 4, 256 multiply-adds. Built only
+// where the instruction exists (compute capability 8.0); the host skips the row elsewhere.
+__device__ __forceinline__ void dmma_8x8x4(double &d0, double &d1, double a, double b) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(d0), "+d"(d1)
+                 : "d"(a), "d"(b));
+#else
+    d0 = d1 = __longlong_as_double(0x7ff8000000000000ll);  // NaN: never runs, the host skips
+#endif
+}
+
+// 16 x 8 x 16, 2048 multiply-adds: the FP64 shape Hopper added (compute capability 9.0).
+__device__ __forceinline__ void dmma_16x8x16(double (&d)[4], double a, double b) {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+                 "{%0, %1, %2, %3}, {%4, %4, %4, %4, %4, %4, %4, %4}, {%5, %5, %5, %5}, "
+                 "{%0, %1, %2, %3};"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(a), "d"(b));
+#else
+    d[0] = d[1] = d[2] = d[3] = __longlong_as_double(0x7ff8000000000000ll);
+#endif
+}
+
+// CHAINS independent accumulators a warp, as in peak_fma: the next multiply-add on one
+// accumulator waits for the last, so the tensor core needs several in flight.
+__global__ void peak_dmma(double *out, int iters) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x % 32;
+    double a = (double)((int)(lane % 5) - 2), b = (double)((int)(lane % 3) - 1);  // dmma_a, dmma_b
+    double d[CHAINS][2];
+#pragma unroll
+    for (int j = 0; j < CHAINS; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) d[j][e] = (double)((tid + 3 * j + e) % 16);  // dmma_d0
+#pragma unroll 4
+    for (int i = 0; i < iters; i++)
+#pragma unroll
+        for (int j = 0; j < CHAINS; j++) dmma_8x8x4(d[j][0], d[j][1], a, b);
+    double s = 0.0;
+#pragma unroll
+    for (int j = 0; j < CHAINS; j++) s += d[j][0] + d[j][1];
+    out[tid] = s;
+}
+
+__global__ void peak_dmma16(double *out, int trips) {
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    double d[CHAINS][4];
+#pragma unroll
+    for (int j = 0; j < CHAINS; j++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) d[j][e] = (double)((tid + 3 * j + e) % 16);
+#pragma unroll 2
+    for (int i = 0; i < trips; i++)
+#pragma unroll
+        for (int j = 0; j < CHAINS; j++) dmma_16x8x16(d[j], DMMA16_A, DMMA16_B);
+    double s = 0.0;
+#pragma unroll
+    for (int j = 0; j < CHAINS; j++) s += d[j][0] + d[j][1] + d[j][2] + d[j][3];
+    out[tid] = s;
+}
+
 static unsigned arith_blocks(const peaks_problem *p) {
     return (unsigned)(p->threads / PEAK_THREADS);
 }
@@ -190,6 +322,24 @@ static void launch_smem(void *problem) {
     CHECK_LAUNCH();
 }
 
+static void launch_dfma(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_dfma<<<arith_blocks(p), PEAK_THREADS>>>(p->out64, p->iters);
+    CHECK_LAUNCH();
+}
+
+static void launch_dmma(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_dmma<<<arith_blocks(p), PEAK_THREADS>>>(p->out64, p->iters);
+    CHECK_LAUNCH();
+}
+
+static void launch_dmma16(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_dmma16<<<arith_blocks(p), PEAK_THREADS>>>(p->out64, DMMA16_TRIPS(p->iters));
+    CHECK_LAUNCH();
+}
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -198,13 +348,19 @@ static const version versions[] = {
     {"fma", "ffma", launch_fma, 0},
     {"addmin", "fadd+fmnmx", launch_addmin, 0},
     {"smem", "lds128", launch_smem, 0},
+    {"dfma", "dfma", launch_dfma, 0},
+    {"dmma", "dmma-m8n8k4", launch_dmma, 0},
+    {"dmma16", "dmma-m16n8k16", launch_dmma16, 0},
 };
+enum { MEMCPY, COPY, FMA, ADDMIN, SMEM, DFMA, DMMA, DMMA16 };  // rows of the table
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
 // What each ceiling counts, in the same order as the table. Datasheet figures per clock per SM
 // for compute capability 9.0: 128 FP32 FMA, 64 min/max (so 64 add+min pairs, since an SM issues
-// 4 instructions a clock), 32 banks x 4 bytes of shared memory; device memory is 4.8 TB/s on
-// the H200 SXM datasheet, shown against the SM clock to compare like with like.
+// 4 instructions a clock), 32 banks x 4 bytes of shared memory, 64 FP64 FMA on the CUDA cores
+// and 128 on the tensor cores (the H100/H200 SXM's 34 and 67 TFLOP/s: 132 SMs at 1980 MHz);
+// device memory is 4.8 TB/s on the H200 SXM datasheet, shown against the SM clock to compare
+// like with like.
 typedef enum { BYTES, OPS } count_kind;
 typedef struct {
     count_kind kind;
@@ -218,23 +374,51 @@ static const ceiling ceilings[] = {
     {OPS, "ffma_per_clk_per_sm", 128},
     {OPS, "pairs_per_clk_per_sm", 64},
     {BYTES, "B_per_clk_per_sm", 128},
+    {OPS, "dfma_per_clk_per_sm", 64},
+    {OPS, "dfma_per_clk_per_sm", 128},
+    {OPS, "dfma_per_clk_per_sm", 128},
 };
 
 // Per launch: bytes moved (read + written) or operations (an FMA is 2 flops; an add+min pair is
-// 2 operations, counted as the min-plus chapter counts them).
+// 2 operations, counted as the min-plus chapter counts them). A warp's m8n8k4 is 256 FMAs, 8 a
+// thread; an m16n8k16 is 2048, 64 a thread.
 static double work(const peaks_problem *p, int i) {
     double per_thread = (double)p->iters * CHAINS;
     switch (i) {
-    case 0: case 1: return 2.0 * (double)p->n * sizeof(float);
-    case 2: case 3: return 2.0 * per_thread * (double)p->threads;
+    case MEMCPY: case COPY: return 2.0 * (double)p->n * sizeof(float);
+    case FMA: case ADDMIN: case DFMA: return 2.0 * per_thread * (double)p->threads;
+    case DMMA: return 2.0 * 8.0 * per_thread * (double)p->threads;
+    case DMMA16: return 2.0 * 64.0 * DMMA16_TRIPS(p->iters) * CHAINS * (double)p->threads;
     default: return (double)SMEM_TRIPS(p->iters) * CHAINS * 16.0 * (double)p->threads;
     }
+}
+
+// Why row i cannot run on this GPU, or NULL: the tensor-core rows need their instruction.
+static const char *peaks_skip(const peaks_problem *p, int i) {
+    static char why[120];
+    int need = i == DMMA ? 80 : i == DMMA16 ? 90 : 0;
+    if (p->cc >= need) return NULL;
+    snprintf(why, sizeof why, "needs FP64 mma.sync %s (compute capability %d.0); this GPU is %d.%d",
+             i == DMMA ? "m8n8k4" : "m16n8k16", need / 10, p->cc / 10, p->cc % 10);
+    return why;
 }
 
 // ---- checking -----------------------------------------------------------------------------------
 
 static void peaks_check(const peaks_problem *p, int i, check_result *r) {
-    if (i <= 1) {
+    if (i >= DFMA) {
+        CHECK(cudaMemcpy(p->host_out64, p->out64, p->threads * sizeof(double),
+                         cudaMemcpyDeviceToHost));
+        for (int s = 0; s < SAMPLE; s++) {
+            unsigned tid = (unsigned)((size_t)s * (p->threads - 1) / (SAMPLE - 1));
+            double want = i == DFMA   ? dfma_cpu(tid, p->iters)
+                          : i == DMMA ? dmma_cpu(tid, p->iters)
+                                      : dmma16_cpu(tid, DMMA16_TRIPS(p->iters));
+            check_f64(r, &p->host_out64[tid], &want, 1, 1, tid, 0.0, 0.0);
+        }
+        return;
+    }
+    if (i <= COPY) {
         CHECK(cudaMemcpy(p->host_dst, p->dst, p->n * sizeof(float), cudaMemcpyDeviceToHost));
         check_f32(r, p->host_dst, p->host_src, 1, p->n, 0, 0.0, 0.0);
         return;
@@ -243,8 +427,8 @@ static void peaks_check(const peaks_problem *p, int i, check_result *r) {
     // Recompute a sample of threads on the CPU, spread across the grid; each must match exactly.
     for (int s = 0; s < SAMPLE; s++) {
         unsigned tid = (unsigned)((size_t)s * (p->threads - 1) / (SAMPLE - 1));
-        float want = i == 2   ? fma_cpu(tid, p->iters)
-                     : i == 3 ? addmin_cpu(tid, p->iters)
+        float want = i == FMA      ? fma_cpu(tid, p->iters)
+                     : i == ADDMIN ? addmin_cpu(tid, p->iters)
                               : smem_cpu(tid, SMEM_TRIPS(p->iters));
         check_f32(r, &p->host_out[tid], &want, 1, 1, tid, 0.0, 0.0);
     }
@@ -287,6 +471,30 @@ static int peaks_self_test(void) {
                want_s);
         failed += !ok;
     }
+    // dfma: the same closed form, to double precision's rounding
+    double d = dfma_cpu(5, DEFAULT_ITERS), want_d = 0.0;
+    for (int j = 0; j < CHAINS; j++)
+        want_d += 1.0 + (5.0 + j - 1.0) * pow(DFMA_A, DEFAULT_ITERS);
+    ok = fabs(d - want_d) < 1e-9 * want_d;
+    printf("%s dfma_cpu: %.12g matches the closed form %.12g\n", ok ? "PASS" : "FAIL", d, want_d);
+    failed += !ok;
+    // dmma: lane 0 (g = 0, t = 0) holds D[0][0] and D[0][1]. A's row 0 comes from lanes 0-3
+    // (-2, -1, 0, 1) and B's columns 0 and 1 from lanes 0-3 (-1, 0, 1, -1) and 4-7 (0, 1, -1, 0),
+    // so (A B)[0][0] = 2 + 0 + 0 - 1 = 1 and (A B)[0][1] = 0 - 1 + 0 + 0 = -1: each trip adds
+    // nothing to lane 0's sum, and it stays the sum of its starting values
+    double d0 = 0.0;
+    for (int j = 0; j < CHAINS; j++) d0 += dmma_d0(0, j, 0) + dmma_d0(0, j, 1);
+    ok = dmma_cpu(0, DEFAULT_ITERS) == d0 && dmma_cpu(0, 1) == d0;
+    printf("%s dmma_cpu: lane 0's two products cancel (A B)[0][0] = 1, (A B)[0][1] = -1\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // lane 5 (g = 1, t = 1) holds D[1][2] and D[1][3]: A's row 1 is lanes 4-7 (2, -2, -1, 0),
+    // B's column 2 lanes 8-11 (1, -1, 0, 1), column 3 lanes 12-15 (-1, 0, 1, -1): 4 and -3
+    double d5 = 0.0;
+    for (int j = 0; j < CHAINS; j++) d5 += dmma_d0(5, j, 0) + dmma_d0(5, j, 1) + 10.0 * (4 - 3);
+    ok = dmma_cpu(5, 10) == d5;
+    printf("%s dmma_cpu: lane 5 gains (4 - 3) a trip for each accumulator\n", ok ? "PASS" : "FAIL");
+    failed += !ok;
     return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
 
@@ -314,15 +522,18 @@ int main(int argc, char **argv) {
     p.n = o.n;
     p.iters = (int)o.k;
     p.sms = env.sms;
+    p.cc = env.cc_major * 10 + env.cc_minor;
     p.threads = (size_t)env.sms * env.sm_threads;  // every SM full
     size_t bytes = size_mul(p.n, sizeof(float));
     gpu_require(size_mul(bytes, 2), "the two copy buffers");
     p.src = (float *)gpu_alloc(bytes, "the copy source");
     p.dst = (float *)gpu_alloc(bytes, "the copy destination");
     p.out = (float *)gpu_alloc(p.threads * sizeof(float), "the per-thread results");
+    p.out64 = (double *)gpu_alloc(p.threads * sizeof(double), "the per-thread FP64 results");
     p.host_src = (float *)host_alloc(bytes, "the copy source");
     p.host_dst = (float *)host_alloc(bytes, "the copied data");
     p.host_out = (float *)host_alloc(p.threads * sizeof(float), "the per-thread results");
+    p.host_out64 = (double *)host_alloc(p.threads * sizeof(double), "the per-thread FP64 results");
     rng g;
     rng_init(&g, o.seed);
     rng_fill_f32(&g, p.host_src, p.n, -1.0f, 1.0f);
@@ -334,8 +545,14 @@ int main(int argc, char **argv) {
     for (int i = 0; i < VERSION_COUNT; i++) {
         if (!selected[i]) continue;
         const version *v = &versions[i];
-        float *out = i <= 1 ? p.dst : p.out;
-        gpu_poison(out, i <= 1 ? bytes : p.threads * sizeof(float));
+        const char *why = peaks_skip(&p, i);
+        if (why) {
+            printf("    %s: skipped: %s\n", v->tag, why);
+            continue;
+        }
+        if (i <= COPY) gpu_poison(p.dst, bytes);
+        else if (i >= DFMA) gpu_poison(p.out64, p.threads * sizeof(double));
+        else gpu_poison(p.out, p.threads * sizeof(float));
         v->launch(&p);
         CHECK(cudaDeviceSynchronize());
         check_result r;
@@ -356,7 +573,7 @@ int main(int argc, char **argv) {
         per_clock /= (double)env.sms * clock_hz;
         result_row row = {};
         row.chapter = o.chapter, row.version = v->tag, row.idea = v->idea, row.input = NULL;
-        row.m = 1, row.n = (i <= 1) ? p.n : p.threads, row.k = (i <= 1) ? 1 : (size_t)p.iters;
+        row.m = 1, row.n = (i <= COPY) ? p.n : p.threads, row.k = (i <= COPY) ? 1 : (size_t)p.iters;
         row.reps = o.check_only ? 0 : o.reps;
         row.ms_median = ok ? t.median : NAN, row.ms_min = ok ? t.min : NAN;
         row.ms_max = ok ? t.max : NAN;
@@ -380,6 +597,7 @@ int main(int argc, char **argv) {
     CHECK(cudaFree(p.src));
     CHECK(cudaFree(p.dst));
     CHECK(cudaFree(p.out));
-    free(p.host_src), free(p.host_dst), free(p.host_out);
+    CHECK(cudaFree(p.out64));
+    free(p.host_src), free(p.host_dst), free(p.host_out), free(p.host_out64);
     return wrong ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
