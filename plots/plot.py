@@ -4,15 +4,17 @@ of every chapter under the ceilings that chapter 00 measured. PNG and SVG.
 
 usage: plot.py RESULTS_DIR OUT_DIR      (e.g. plots/results/h200 plots/figures/h200)
 Prints one PASS or FAIL line per figure."""
+import math
 import os
 import sys
 
+import matplotlib.lines
 import matplotlib.patches
 import matplotlib.ticker
 
 from common import (chapter_of, gpu_of, headline, num, rate_column, read_csv, result_files, size_key,
                     size_label, sweep_rows)
-from style import Looks, end_labels, is_ours, plt, rate_label, save, variant_of
+from style import MARKERS, Looks, end_labels, is_ours, plt, rate_label, save, variant_of
 
 
 def gpu_name(results_dir):
@@ -182,91 +184,144 @@ def place(chapter, r):
     return None
 
 
+def dram_bytes(results_dir, chapter):
+    """{(version, m, n, k): bytes read + written in device memory} from the chapter's Nsight
+    Compute file (make ncu), for the rows that counted both."""
+    path = os.path.join(results_dir, "ncu", f"{chapter}.csv")
+    if not os.path.exists(path):
+        return {}
+    out = {}
+    for r in read_csv(path):
+        rd, wr = num(r, "dram__bytes_read.sum"), num(r, "dram__bytes_write.sum")
+        if rd is not None and wr is not None and rd + wr > 0:
+            out[(r["version"], r["m"], r["n"], r["k"])] = rd + wr
+    return out
+
+
+def measured_place(chapter, r, dram):
+    """The row's point at the intensity it really had: its operations (rate x median time)
+    over the bytes the profiler saw it move in device memory; None without a count."""
+    xy = place(chapter, r)
+    moved = dram.get((r["version"], r["m"], r["n"], r["k"]))
+    ms = num(r, "ms_median")
+    if not xy or not moved or not ms:
+        return None
+    return xy[1] * 1e9 * ms * 1e-3 / moved, xy[1]
+
+
+# The ceilings of the roofline, each from a row of 00-peaks or, for BF16, of the chapter that
+# measures it: (label, G operations/s, colour, dash, where its name goes). Names of ceilings that
+# lie close together go to opposite ends or sides: FP32 FMA and the FP64 tensor cores differ by
+# 5% on Hopper, FP64 FMA and add+min by 2%.
+def ceilings(results_dir, peaks):
+    def best(tags):
+        vals = [num(r, "gflops") for r in peaks if r["version"] in tags and r["ok"] == "yes"]
+        vals = [v for v in vals if v]
+        return max(vals) if vals else None
+    bf16 = None
+    tc = os.path.join(results_dir, "06-tensor-cores.csv")
+    if os.path.exists(tc):
+        rows = [r for r in headline("06-tensor-cores", read_csv(tc)) if r["version"] == "peak"]
+        bf16 = max((num(r, "gflops") or 0 for r in rows), default=0) or None
+    fp64 = "#b5542c"
+    out = [("BF16 tensor cores (06's peak)", bf16, "#1f6f8b", (0, (6, 2)), "right above"),
+           ("FP64 tensor cores (DMMA)", best(("dmma", "dmma16")), fp64, (0, (6, 2)), "left above"),
+           ("FP32 FMA", best(("fma",)), "black", "-", "right below"),
+           ("FP64 FMA", best(("dfma",)), fp64, "-", "left above"),
+           ("add+min", best(("addmin",)), "#777777", (0, (4, 2)), "left below")]
+    return [c for c in out if c[1]]
+
+
 def roofline(results_dir, out_dir, gpu):
-    """The ceilings chapter 00 measured (memory: the copy bandwidth; FP32 FMA; add+min) and every
-    chapter's versions at the headline size, stacked at the chapter's intensity from the slowest
-    to the fastest, the fastest marked and named. The FP64 build is left out: its ceiling is not
-    measured yet."""
+    """Chapter 00's ceilings (memory, FP32 and FP64 on the CUDA cores and the tensor cores,
+    add+min) and every version of every chapter at the headline size. A version sits at its
+    measured intensity where the chapter's ncu file counted its DRAM bytes (a filled marker),
+    otherwise at the algorithm's (an open one); each chapter's versions are joined in ladder
+    order, and the fastest is ringed and named."""
     peaks_path = os.path.join(results_dir, "00-peaks.csv")
     if not os.path.exists(peaks_path):
         return
     peaks = read_csv(peaks_path)
     big = max(peaks, key=lambda r: size_key(r) if r["version"] == "memcpy" else -1)
     bw = num(big, "gbps")
-    fma = next((num(r, "gflops") for r in peaks if r["version"] == "fma"), None)
-    addmin = next((num(r, "gflops") for r in peaks if r["version"] == "addmin"), None)
-    if not bw or not fma:
+    roofs = ceilings(results_dir, peaks)
+    if not bw or not roofs:
         return
-    fig, ax = plt.subplots(figsize=(7.2, 4.6))
-    xs = [2 ** e for e in range(-5, 12)]
-    ax.plot(xs, [min(fma, bw * x) for x in xs], color="black", lw=1.2)
-    ax.annotate(f"memory {bw:,.0f} GB/s", (2 ** -4.6, bw * 2 ** -4.6), rotation=0, fontsize=7,
-                xytext=(0, 6), textcoords="offset points")
-    ax.annotate(f"FP32 FMA {fma / 1e3:.1f} TFLOP/s", (2 ** 4.2, fma), fontsize=7, xytext=(0, 4),
-                textcoords="offset points")
-    if addmin:
-        ax.plot(xs, [min(addmin, bw * x) for x in xs], color="#777777", lw=0.9, ls=(0, (4, 2)))
-        ax.annotate(f"add+min {addmin / 1e3:.1f} T ops/s", (2 ** 4.2, addmin), fontsize=7,
-                    xytext=(0, -10), textcoords="offset points", color="#555555")
-    chapters = [p for p in result_files(results_dir) if "00-peaks" not in p and "-f64" not in p]
+    fig, ax = plt.subplots(figsize=(7.6, 5.2))
+    xs = [2 ** (e / 4) for e in range(-6 * 4, 12 * 4 + 1)]
+    top = max(c[1] for c in roofs)
+    for label, value, color, dash, where in roofs:
+        ax.plot(xs, [min(value, bw * x) for x in xs], color=color, lw=1.1, ls=dash)
+        right, above = where.startswith("right"), where.endswith("above")
+        ax.annotate(f"{label} {value / 1e3:.1f} T/s", (2 ** 12 if right else 2 * value / bw, value),
+                    fontsize=6.5, color=color, xytext=(-2 if right else 2, 2 if above else -2),
+                    textcoords="offset points", ha="right" if right else "left",
+                    va="bottom" if above else "top")
+    chapters = [p for p in result_files(results_dir) if "00-peaks" not in p]
     colors = plt.get_cmap("tab10")
     labels = []
+    measured_any = False
     for i, path in enumerate(chapters):
         chapter = chapter_of(path)
+        dram = dram_bytes(results_dir, chapter)
         rows = [r for r in headline(chapter, read_csv(path)) if r["ok"] == "yes"]
-        pts = [(place(chapter, r), r) for r in rows]
-        pts = [(xy, r) for xy, r in pts if xy and (is_ours(r["version"]) or
-                                                    r["version"] in ("cublas-tf32",))]
+        color = colors(i % 10)
+        pts = []
+        for r in rows:
+            if not is_ours(r["version"]):
+                continue
+            xy = measured_place(chapter, r, dram)
+            if xy:
+                measured_any = True
+            pts.append((xy or place(chapter, r), bool(xy), r))
+        pts = [p for p in pts if p[0]]
         if not pts:
             continue
-        ours = [(xy, r) for xy, r in pts if is_ours(r["version"])]
-        color = colors(i % 10)
-        ax.scatter([xy[0] for xy, _ in ours], [xy[1] for xy, _ in ours], s=12, color=color,
-                   alpha=0.55, lw=0)
-        best = max(ours, key=lambda p: p[0][1])
-        ax.scatter([best[0][0]], [best[0][1]], s=40, color=color, edgecolor="black", lw=0.6,
-                   zorder=3)
-        labels.append((best[0], f"{chapter}: {best[1]['version']} {best[1]['idea']}", color))
-        for xy, r in pts:
-            if r["version"] == "cublas-tf32":
+        marker = MARKERS[i % len(MARKERS)]
+        ax.plot([xy[0] for xy, _, _ in pts], [xy[1] for xy, _, _ in pts], color=color, lw=0.5,
+                alpha=0.5)
+        for xy, measured, r in pts:
+            ax.scatter([xy[0]], [xy[1]], s=14, marker=marker, color=color if measured else "white",
+                       edgecolor=color, lw=0.8, zorder=3)
+        best = max(pts, key=lambda p: p[0][1])
+        ax.scatter([best[0][0]], [best[0][1]], s=46, marker=marker, color=color,
+                   edgecolor="black", lw=0.7, zorder=4)
+        labels.append(matplotlib.lines.Line2D(
+            [], [], ls="none", marker=marker, ms=6, color=color, mec="black", mew=0.6,
+            label=f"{chapter}: {best[2]['version']} {best[2]['idea']}"))
+        for r in rows:
+            if r["version"] == "cublas-tf32" and place(chapter, r):
+                xy = place(chapter, r)
                 ax.scatter([xy[0]], [xy[1]], s=22, marker="^", color="white", edgecolor=color,
                            zorder=3)
-                ax.annotate("cublas-tf32 (tensor cores)", xy, fontsize=7, xytext=(5, -2),
+                ax.annotate("cublas-tf32", xy, fontsize=6.5, xytext=(5, -2),
                             textcoords="offset points", color="#444444")
-    # names beside the best points: the memory-bound chapters' to the right of theirs, moved up
-    # where two would overlap; the compute-bound ones' in a column below the roofs, each with a
-    # line to its point
-    gap = 9  # points between two names
-    placed = []
-    below = 0
-    for (x, y), text, color in sorted(labels, key=lambda t: (t[0][0] > 2 ** 7,
-                                                            t[0][1] * (-1 if t[0][0] > 2 ** 7 else 1))):
-        if x > 2 ** 7:
-            below += 1
-            ax.annotate(text, (x, y), xytext=(2 ** 7.2, 9000 / 2.2 ** below), textcoords="data",
-                        fontsize=7, color=color, va="center", ha="left",
-                        arrowprops=dict(arrowstyle="-", lw=0.4, color=color))
-            continue
-        yd = ax.transData.transform((x, y))[1] * 72 / fig.dpi
-        for other in placed:
-            if abs(other[1] - yd) < gap:
-                yd = other[1] + gap
-        placed.append((x, yd))
-        dy = yd - ax.transData.transform((x, y))[1] * 72 / fig.dpi
-        ax.annotate(text, (x, y), xytext=(7, dy), textcoords="offset points", fontsize=7,
-                    color=color, va="center",
-                    arrowprops=dict(arrowstyle="-", lw=0.4, color=color) if dy > 1 else None)
+    # a legend rather than names beside the points: nothing to overlap, and each chapter has its
+    # own marker as well as its colour
+    ax.legend(handles=labels, loc="lower right", fontsize=6.5, frameon=False,
+              title="chapter: its fastest version (ringed)", title_fontsize=6.5)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlim(2 ** -5, 2 ** 12)
-    ax.set_xlabel("operations per byte the algorithm must move")
+    ax.set_xlim(2 ** -6, 2 ** 12)
+    ax.set_ylim(1, top * 2.2)
+    # the memory roof's name along its slope, now that the limits fix the slope's angle
+    (x0, y0), (x1, y1) = ax.transData.transform([(2 ** -5, bw * 2 ** -5), (2 ** -3, bw * 2 ** -3)])
+    ax.annotate(f"memory {bw:,.0f} GB/s", (2 ** -5, bw * 2 ** -5), fontsize=6.5,
+                rotation=math.degrees(math.atan2(y1 - y0, x1 - x0)), rotation_mode="anchor",
+                xytext=(0, 3), textcoords="offset points")
+    ax.set_xlabel("operations per byte of device memory traffic")
     ax.set_ylabel("G operations / s")
     ax.set_title(f"Every chapter under the ceilings chapter 00 measured, {gpu}", fontsize=9)
-    fig.text(0.01, -0.04, "Each chapter's versions stack at its algorithm's intensity, slowest at the "
-             "bottom; the ringed point is the fastest. 01 counts an element moved (8 bytes) as "
-             "an operation,\n04 an update (a byte read). cublas-tf32 runs on the tensor cores, "
-             "whose ceiling is far above the FP32 one drawn here; the FP64 build is not shown.",
-             fontsize=6.5, color="#444444", va="top")
+    how = ("Filled points: the version's own intensity, its operations over the DRAM bytes Nsight "
+           "Compute counted (make ncu). Open points: the\nalgorithm's intensity, for versions "
+           "without a count. " if measured_any else
+           "Each version sits at its algorithm's intensity (no ncu counts for this GPU yet). ")
+    fig.text(0.01, -0.03, how + "01 counts an element moved as an operation, 04 an update, 02 an "
+             "add and a min as two. A point above a ceiling\nuses other units: cublas-tf32 runs "
+             "on the tensor cores (TF32, no ceiling drawn); the FP64 build (03-matmul-f64) is "
+             "under the FP64 ceilings, and\n06 under BF16's. Each chapter's versions are joined in "
+             "ladder order; the ringed point is its fastest.",
+             fontsize=6.3, color="#444444", va="top")
     save(fig, out_dir, "roofline")
 
 

@@ -72,7 +72,7 @@ COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic
             "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active": "LSU pipe %"}
 SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
                ("dram__bytes_write.sum", "1e9"): "GB",
-               ("gpu__time_duration.sum", "1e6"): "ms",
+               ("gpu__time_duration.sum", "1e6"): "ms", ("gpu__time_duration.sum", "1e3"): "µs",
                ("sm__cycles_elapsed.avg.per_second", "1e6"): "MHz",
                ("smsp__inst_executed.sum", "1e6"): "millions"}
 

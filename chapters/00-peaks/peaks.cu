@@ -374,9 +374,9 @@ static const ceiling ceilings[] = {
     {OPS, "ffma_per_clk_per_sm", 128},
     {OPS, "pairs_per_clk_per_sm", 64},
     {BYTES, "B_per_clk_per_sm", 128},
-    {OPS, "dfma_per_clk_per_sm", 64},
-    {OPS, "dfma_per_clk_per_sm", 128},
-    {OPS, "dfma_per_clk_per_sm", 128},
+    {OPS, "fp64fma_per_clk_per_sm", 64},
+    {OPS, "fp64fma_per_clk_per_sm", 128},
+    {OPS, "fp64fma_per_clk_per_sm", 128},
 };
 
 // Per launch: bytes moved (read + written) or operations (an FMA is 2 flops; an add+min pair is
