@@ -259,7 +259,7 @@ def roofline(results_dir, out_dir, gpu):
                     va="bottom" if above else "top")
     chapters = [p for p in result_files(results_dir) if "00-peaks" not in p]
     colors = plt.get_cmap("tab10")
-    labels = []
+    handles = []  # the legend: each chapter's marker and its fastest version
     measured_any = False
     for i, path in enumerate(chapters):
         chapter = chapter_of(path)
@@ -286,7 +286,7 @@ def roofline(results_dir, out_dir, gpu):
         best = max(pts, key=lambda p: p[0][1])
         ax.scatter([best[0][0]], [best[0][1]], s=46, marker=marker, color=color,
                    edgecolor="black", lw=0.7, zorder=4)
-        labels.append(matplotlib.lines.Line2D(
+        handles.append(matplotlib.lines.Line2D(
             [], [], ls="none", marker=marker, ms=6, color=color, mec="black", mew=0.6,
             label=f"{chapter}: {best[2]['version']} {best[2]['idea']}"))
         for r in rows:
@@ -298,7 +298,7 @@ def roofline(results_dir, out_dir, gpu):
                             textcoords="offset points", color="#444444")
     # a legend rather than names beside the points: nothing to overlap, and each chapter has its
     # own marker as well as its colour
-    ax.legend(handles=labels, loc="lower right", fontsize=6.5, frameon=False,
+    ax.legend(handles=handles, loc="lower right", fontsize=6.5, frameon=False,
               title="chapter: its fastest version (ringed)", title_fontsize=6.5)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
