@@ -22,6 +22,10 @@
 //   v15 splitk    each tile's k steps cut into runs when there are too few tiles for the GPU
 //   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //   v17 padded    B copied into rows that start on 16 bytes when n is not a multiple of 4
+// The -f64 build adds a second baseline and two versions on the FP64 tensor cores:
+//   peak        (baseline) m n k FP64 FMAs out of registers: the CUDA cores' ceiling
+//   v18 dmma      v9's ring of tiles, the multiply-adds done by mma.sync m8n8k4 (8.0 and later)
+//   v19 dmma16    the same with Hopper's m16n8k16 instruction, eight times the work each (9.0)
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -101,6 +105,9 @@ typedef struct {
     int dispatch;                // the version v16 chose (0: not yet)
     real *padded_b;              // v17's copy of B, rows of a multiple of VEC elements
     int picked;                  // the version v16 ran last (for the CSV's `picked` column)
+    int cc;                      // the GPU's compute capability, 10 major + minor
+    double *sink;                // where the peak kernel leaves its results (FP64 build)
+    size_t peak_threads;         // threads in the peak kernel's grid
 } matmul_problem;
 
 // ---- the CPU reference ------------------------------------------------------------------------
@@ -213,6 +220,43 @@ static void launch_cublas(void *problem) {
 // and much less precise: another arithmetic, so it is context and not a target.
 static void launch_cublas_tf32(void *problem) {
     cublas_gemm((matmul_problem *)problem, CUBLAS_COMPUTE_32F_FAST_TF32);
+}
+#endif
+
+#ifdef MATMUL_FP64
+// peak: the FP64 ceiling of the CUDA cores, as chapter 02's peak row is for its own arithmetic.
+// m n k FP64 FMAs out of registers, CHAINS independent ones a thread (one FMA waits on the last
+// of its chain), on a grid that fills every SM: the time a perfect DGEMM on the CUDA cores would
+// take, with no memory at all. Nothing is checked (KL_UNCHECKED): the sink only keeps the
+// compiler from removing the work. Versions v0-v17 cannot beat it; v18 and v19 can, because
+// they run on the tensor cores.
+#define PEAK_THREADS 256
+#define PEAK_CHAINS 8
+
+__global__ void matmul_peak(double *__restrict__ sink, unsigned long long trips,
+                            unsigned long long longer) {
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned long long my_trips = trips + (t < longer);  // the first `longer` threads do one more
+    double x[PEAK_CHAINS];
+#pragma unroll
+    for (int c = 0; c < PEAK_CHAINS; c++) x[c] = (double)(t % 1024 + c);
+#pragma unroll 16
+    for (unsigned long long s = 0; s < my_trips; s++)
+#pragma unroll
+        for (int c = 0; c < PEAK_CHAINS; c++) x[c] = fma(x[c], 0.999999, 0.001);
+    double sum = 0.0;
+#pragma unroll
+    for (int c = 0; c < PEAK_CHAINS; c++) sum += x[c];
+    sink[t] = sum;
+}
+
+static void launch_peak(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    unsigned long long fmas = (unsigned long long)p->m * p->n * p->k;
+    unsigned long long trips = ceil_div(fmas, PEAK_CHAINS);  // in all, CHAINS FMAs each
+    matmul_peak<<<(unsigned)(p->peak_threads / PEAK_THREADS), PEAK_THREADS>>>(
+        p->sink, trips / p->peak_threads, trips % p->peak_threads);
+    CHECK_LAUNCH();
 }
 #endif
 
@@ -1570,11 +1614,258 @@ static void launch_v17(void *problem) {
     p->b = b, p->ldb = p->n;
 }
 
+#ifdef MATMUL_FP64
+// ---- v18 dmma (FP64 build) ----------------------------------------------------------------------
+
+// Every version so far runs its multiply-adds on the CUDA cores: at most 64 FP64 FMAs a clock
+// per SM on an H100 or H200 (the `peak` row), and cuBLAS DGEMM runs at twice that because it
+// uses the FP64 tensor cores. mma.sync (compute capability 8.0 and later) is how a kernel
+// reaches them: the 32 lanes of a warp together hold three small matrices in registers, and one
+// instruction computes D = A B + D. For doubles the oldest shape is m8n8k4, an 8 x 4 times a
+// 4 x 8 matrix (256 FMAs). Lane l, in group g = l / 4 and at t = l % 4 in its group, holds
+// A[g][t], B[t][g] and D[g][2t], D[g][2t + 1] (the PTX ISA's fragment layout; chapter 00's
+// dmma row checks it).
+//
+// Around the instruction stays v9's machinery: a ring of cp.async copies, one barrier a tile.
+// What changes is the inner loop and where the tiles sit. A block of 8 warps computes
+// 128 x 128 results, 16 deep a tile; each warp owns 64 x 32 of them, 8 x 4 pieces of 8 x 8, and
+// for every 4 of k loads 8 values of A and 4 of B (one a lane per piece row and column) for
+// 32 mma instructions. A lane's fragments are read down a column of A and a column of B across
+// the 8 groups, so both tiles sit in shared memory as in global memory, row by row (A is no
+// longer transposed: the instruction wants rows of A), with rows of 16 + 4 and 128 + 4 doubles.
+// The 4 doubles of padding shift each row by 4 banks pairs, so the 16 lanes that load together
+// (8-byte loads go out a half-warp at a time) hit 16 different bank pairs.
+// DMMA_* override the shape at build time (-DDMMA_BK=32 ...), for experiments.
+#ifndef DMMA_BM
+#define DMMA_BM 128
+#endif
+#ifndef DMMA_BN
+#define DMMA_BN 128
+#endif
+#ifndef DMMA_BK
+#define DMMA_BK 16
+#endif
+#ifndef DMMA_WM
+#define DMMA_WM 64
+#endif
+#ifndef DMMA_WN
+#define DMMA_WN 32
+#endif
+#ifndef DMMA_STAGES
+#define DMMA_STAGES 4
+#endif
+#define DMMA_THREADS ((DMMA_BM / DMMA_WM) * (DMMA_BN / DMMA_WN) * 32)
+#define DMMA_LDA (DMMA_BK + 4)  // doubles from one row of the A tile to the next
+#define DMMA_LDB (DMMA_BN + 4)  // and of the B tile
+#define DMMA_STAGE (DMMA_BM * DMMA_LDA + DMMA_BK * DMMA_LDB)  // doubles in one stage
+#define DMMA_SMEM ((size_t)DMMA_STAGES * DMMA_STAGE * sizeof(double))
+static_assert(DMMA_BK % 16 == 0, "whole m16n8k16 steps a tile");
+static_assert(DMMA_BM * DMMA_BK % (2 * DMMA_THREADS) == 0 &&
+                  DMMA_BK * DMMA_BN % (2 * DMMA_THREADS) == 0,
+              "16-byte copies of both tiles split evenly");
+
+// The instruction shapes: D (M x 8) += A (M x K) B (K x 8), one warp.
+struct dmma_m8n8k4 {
+    static constexpr int m = 8, k = 4;
+};
+struct dmma_m16n8k16 {
+    static constexpr int m = 16, k = 16;
+};
+
+__device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+                 : "+d"(d[0]), "+d"(d[1])
+                 : "d"(a), "d"(b));
+#else
+    __trap();  // skipped on the host side before it can run (dmma_skip)
+#endif
+}
+
+// m16n8k16 (compute capability 9.0): lane (g, t) holds A[g + 8 (i % 2)][t + 4 (i / 2)] in a[i],
+// B[t + 4 i][g] in b[i], and D[g][2t], D[g][2t + 1], D[g + 8][2t], D[g + 8][2t + 1].
+__device__ __forceinline__ void mma_16x8x16(double (&top)[2], double (&bottom)[2],
+                                            const double (&a)[8], const double (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
+                 : "+d"(top[0]), "+d"(top[1]), "+d"(bottom[0]), "+d"(bottom[1])
+                 : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]),
+                   "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#else
+    __trap();
+#endif
+}
+
+// One warp's share of one tile: acc[i][j] are the two results of piece (i, j), rows 8 i + g and
+// columns 8 j + 2 t, 8 j + 2 t + 1 of the warp's 64 x 32. as and bs point at the warp's first
+// row of A and first column of B in the stage.
+template <class MMA>
+__device__ __forceinline__ void dmma_tile(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
+                                          const double *as, const double *bs, int g, int t);
+
+template <>
+__device__ __forceinline__ void dmma_tile<dmma_m8n8k4>(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
+                                                       const double *as, const double *bs, int g,
+                                                       int t) {
+#pragma unroll
+    for (int kk = 0; kk < DMMA_BK; kk += 4) {
+        double af[DMMA_WM / 8], bf[DMMA_WN / 8];
+#pragma unroll
+        for (int i = 0; i < DMMA_WM / 8; i++) af[i] = as[(8 * i + g) * DMMA_LDA + kk + t];
+#pragma unroll
+        for (int j = 0; j < DMMA_WN / 8; j++) bf[j] = bs[(kk + t) * DMMA_LDB + 8 * j + g];
+#pragma unroll
+        for (int i = 0; i < DMMA_WM / 8; i++)
+#pragma unroll
+            for (int j = 0; j < DMMA_WN / 8; j++) mma_8x8x4(acc[i][j], af[i], bf[j]);
+    }
+}
+
+template <>
+__device__ __forceinline__ void dmma_tile<dmma_m16n8k16>(
+    double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2], const double *as, const double *bs, int g, int t) {
+#pragma unroll
+    for (int kk = 0; kk < DMMA_BK; kk += 16) {
+        double bf[DMMA_WN / 8][4];  // the warp's 4 columns of B, kept while A's blocks go by
+#pragma unroll
+        for (int j = 0; j < DMMA_WN / 8; j++)
+#pragma unroll
+            for (int i = 0; i < 4; i++) bf[j][i] = bs[(kk + t + 4 * i) * DMMA_LDB + 8 * j + g];
+#pragma unroll
+        for (int i = 0; i < DMMA_WM / 16; i++) {
+            double af[8];
+#pragma unroll
+            for (int e = 0; e < 8; e++)
+                af[e] = as[(16 * i + g + 8 * (e % 2)) * DMMA_LDA + kk + t + 4 * (e / 2)];
+#pragma unroll
+            for (int j = 0; j < DMMA_WN / 8; j++)
+                mma_16x8x16(acc[2 * i][j], acc[2 * i + 1][j], af, bf[j]);
+        }
+    }
+}
+
+// Copies the tile from k0 on into a stage, 16 bytes at a time where a row starts on 16 bytes
+// (VA: k even, VB: n even), else 8; zeros outside the matrices.
+template <bool VA, bool VB>
+__device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__restrict__ a,
+                                               const double *__restrict__ b, tile_origin t,
+                                               size_t k0, size_t m, size_t n, size_t k) {
+    double *as = stage, *bs = stage + DMMA_BM * DMMA_LDA;
+    int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < DMMA_BM * DMMA_BK / 2 / DMMA_THREADS; i++) {
+        int e = tid + i * DMMA_THREADS, row = e / (DMMA_BK / 2), kk = e % (DMMA_BK / 2) * 2;
+        size_t r = t.r0 + row, col = k0 + kk;
+        double *dst = &as[row * DMMA_LDA + kk];
+        if (VA) {
+            bool inside = r < m && col < k;
+            copy_async<16>(dst, inside ? &a[r * k + col] : a, inside);
+        } else {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                bool inside = r < m && col + h < k;
+                copy_async<8>(dst + h, inside ? &a[r * k + col + h] : a, inside);
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < DMMA_BK * DMMA_BN / 2 / DMMA_THREADS; i++) {
+        int e = tid + i * DMMA_THREADS, row = e / (DMMA_BN / 2), cc = e % (DMMA_BN / 2) * 2;
+        size_t r = k0 + row, col = t.c0 + cc;
+        double *dst = &bs[row * DMMA_LDB + cc];
+        if (VB) {
+            bool inside = r < k && col < n;
+            copy_async<16>(dst, inside ? &b[r * n + col] : b, inside);
+        } else {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                bool inside = r < k && col + h < n;
+                copy_async<8>(dst + h, inside ? &b[r * n + col + h] : b, inside);
+            }
+        }
+    }
+}
+
+template <class MMA, bool VA, bool VB>
+__global__ void __launch_bounds__(DMMA_THREADS, 1)
+matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
+                double *__restrict__ c, size_t m, size_t n, size_t k) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    double *ring = (double *)smem_bytes;
+    tile_origin t = block_tile(n, DMMA_BM, DMMA_BN);
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tg = lane % 4;
+    int row0 = warp / (DMMA_BN / DMMA_WN) * DMMA_WM, col0 = warp % (DMMA_BN / DMMA_WN) * DMMA_WN;
+    size_t k_tiles = (k + DMMA_BK - 1) / DMMA_BK;
+#pragma unroll
+    for (int s = 0; s < DMMA_STAGES - 1; s++) {
+        if ((size_t)s < k_tiles)
+            dmma_copy_tile<VA, VB>(ring + s * DMMA_STAGE, a, b, t, (size_t)s * DMMA_BK, m, n, k);
+        copy_commit();
+    }
+    double acc[DMMA_WM / 8][DMMA_WN / 8][2] = {};
+    for (size_t kt = 0; kt < k_tiles; kt++) {
+        copy_wait<DMMA_STAGES - 2>();
+        __syncthreads();
+        size_t next = kt + DMMA_STAGES - 1;
+        if (next < k_tiles)
+            dmma_copy_tile<VA, VB>(ring + next % DMMA_STAGES * DMMA_STAGE, a, b, t,
+                                   next * DMMA_BK, m, n, k);
+        copy_commit();
+        const double *as = ring + kt % DMMA_STAGES * DMMA_STAGE;
+        const double *bs = as + DMMA_BM * DMMA_LDA;
+        dmma_tile<MMA>(acc, as + row0 * DMMA_LDA, bs + col0, g, tg);
+    }
+    // Lane (g, t) holds two neighbouring results of each piece: one 16-byte store where n is even.
+#pragma unroll
+    for (int i = 0; i < DMMA_WM / 8; i++)
+#pragma unroll
+        for (int j = 0; j < DMMA_WN / 8; j++)
+            store_row<VB, 2>(c, acc[i][j], t.r0 + row0 + 8 * i + g, t.c0 + col0 + 8 * j + 2 * tg,
+                             m, n);
+}
+
+template <class MMA, bool VA, bool VB>
+static void launch_dmma_kernel(const matmul_problem *p) {
+    static bool ready = false;
+    if (!ready) {
+        CHECK(cudaFuncSetAttribute(matmul_v18_dmma<MMA, VA, VB>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)DMMA_SMEM));
+        ready = true;
+    }
+    matmul_v18_dmma<MMA, VA, VB><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS, DMMA_SMEM>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k);
+}
+
+template <class MMA>
+static void launch_dmma(matmul_problem *p) {
+    bool va = p->k % 2 == 0, vb = p->n % 2 == 0;
+    if (va && vb) launch_dmma_kernel<MMA, true, true>(p);
+    else if (va) launch_dmma_kernel<MMA, true, false>(p);
+    else if (vb) launch_dmma_kernel<MMA, false, true>(p);
+    else launch_dmma_kernel<MMA, false, false>(p);
+    CHECK_LAUNCH();
+}
+
+static void launch_v18(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem *)problem); }
+
+// ---- v19 dmma16 (FP64 build) --------------------------------------------------------------------
+
+// Chapter 00 measures what v18 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
+// their rate (the dmma row against dmma16). The shape Hopper added, m16n8k16, does 2048 FMAs an
+// instruction, eight times m8n8k4's, at the full rate. Same kernel, same tiles: each warp now
+// issues 16 instructions a tile instead of 128, a lane holding 8 values of A, 4 of B and 4 of D
+// each. Compute capability 9.0 only.
+static void launch_v19(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
+#endif
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
     {"cublas", "cublas", launch_cublas, KL_BASELINE},
-#ifndef MATMUL_FP64
+#ifdef MATMUL_FP64
+    {"peak", "fp64-fma", launch_peak, KL_BASELINE | KL_UNCHECKED},
+#else
     {"cublas-tf32", "tf32", launch_cublas_tf32, KL_BASELINE},
 #endif
     {"v0", "naive", launch_v0, 0},
@@ -1595,6 +1886,10 @@ static const version versions[] = {
     {"v15", "splitk", launch_v15, 0},
     {"v16", "dispatch", launch_v16, 0},
     {"v17", "padded", launch_v17, 0},
+#ifdef MATMUL_FP64
+    {"v18", "dmma", launch_v18, 0},
+    {"v19", "dmma16", launch_v19, 0},
+#endif
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -1663,8 +1958,20 @@ static double picked(void *problem, double ms_median) {
 
 static void matmul_save(void *problem, const char *dir, const char *tag) {
     matmul_problem *p = (matmul_problem *)problem;
+    if (strcmp(tag, "peak") == 0) return;  // its output is not a result
     size_t shape[2] = {p->m, p->n};
     if (npy_save(dir, tag, NPY_REAL, shape, 2, p->host_c) != 0) exit(KL_EXIT_USAGE);
+}
+
+// Why version v cannot run on this GPU, or NULL: the tensor-core versions need their mma.sync.
+static const char *matmul_skip(void *problem, const version *v) {
+    const matmul_problem *p = (const matmul_problem *)problem;
+    static char why[120];
+    int need = strcmp(v->tag, "v18") == 0 ? 80 : strcmp(v->tag, "v19") == 0 ? 90 : 0;
+    if (p->cc >= need) return NULL;
+    snprintf(why, sizeof why, "needs FP64 mma.sync %s (compute capability %d.0); this GPU is %d.%d",
+             need == 80 ? "m8n8k4" : "m16n8k16", need / 10, p->cc / 10, p->cc % 10);
+    return why;
 }
 
 // ---- inputs -------------------------------------------------------------------------------------
@@ -1777,6 +2084,7 @@ int main(int argc, char **argv) {
 
     matmul_problem p = {};
     p.m = o.m, p.n = o.n, p.k = o.k, p.ldb = o.n;
+    p.cc = 10 * env.cc_major + env.cc_minor;
     size_t a_bytes = size_mul(size_mul(p.m, p.k), sizeof(real));
     size_t b_bytes = size_mul(size_mul(p.k, p.n), sizeof(real));
     size_t c_bytes = size_mul(size_mul(p.m, p.n), sizeof(real));
@@ -1790,6 +2098,10 @@ int main(int argc, char **argv) {
     p.host_a = (real *)host_alloc(a_bytes, "A");
     p.host_b = (real *)host_alloc(b_bytes, "B");
     p.host_c = (real *)host_alloc(c_bytes, "the results");
+#ifdef MATMUL_FP64
+    p.peak_threads = (size_t)env.sms * env.sm_threads;  // every SM full
+    p.sink = (double *)gpu_alloc(p.peak_threads * sizeof(double), "the peak kernel's results");
+#endif
 
     bool ints = strcmp(o.input, "int") == 0;
     rng g;
@@ -1854,6 +2166,7 @@ int main(int argc, char **argv) {
     b.save = matmul_save;
     b.extra_name = "picked";
     b.extra = picked;
+    b.skip = matmul_skip;
     int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
 
     CHECK_CUBLAS(cublasDestroy(p.handle));
@@ -1861,6 +2174,7 @@ int main(int argc, char **argv) {
     CHECK(cudaFree((void *)p.b));
     CHECK(cudaFree(p.c));
     CHECK(cudaFree(p.padded_b));
+    CHECK(cudaFree(p.sink));
     piece_plan *plans[] = {&p.streamk, &p.splitk};
     for (int i = 0; i < 2; i++) {
         CHECK(cudaFree(plans[i]->piece));
