@@ -1643,7 +1643,7 @@ static void launch_v17(void *problem) {
 #define DMMA_BN 128
 #endif
 #ifndef DMMA_BK
-#define DMMA_BK 16
+#define DMMA_BK 32
 #endif
 #ifndef DMMA_WM
 #define DMMA_WM 64
@@ -1652,7 +1652,10 @@ static void launch_v17(void *problem) {
 #define DMMA_WN 32
 #endif
 #ifndef DMMA_STAGES
-#define DMMA_STAGES 4
+#define DMMA_STAGES 3
+#endif
+#ifndef DMMA_MIN_BLOCKS
+#define DMMA_MIN_BLOCKS 1
 #endif
 #define DMMA_THREADS ((DMMA_BM / DMMA_WM) * (DMMA_BN / DMMA_WN) * 32)
 #define DMMA_LDA (DMMA_BK + 4)  // doubles from one row of the A tile to the next
@@ -1697,67 +1700,76 @@ __device__ __forceinline__ void mma_16x8x16(double (&top)[2], double (&bottom)[2
 #endif
 }
 
-// One warp's share of one tile: acc[i][j] are the two results of piece (i, j), rows 8 i + g and
-// columns 8 j + 2 t, 8 j + 2 t + 1 of the warp's 64 x 32. as and bs point at the warp's first
-// row of A and first column of B in the stage.
-template <class MMA>
-__device__ __forceinline__ void dmma_tile(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
-                                          const double *as, const double *bs, int g, int t);
-
-template <>
-__device__ __forceinline__ void dmma_tile<dmma_m8n8k4>(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
-                                                       const double *as, const double *bs, int g,
-                                                       int t) {
+// One warp's share of k steps KK0 .. KK1 - 1 of a tile: acc[i][j] are the two results of piece
+// (i, j), rows 8 i + g and columns 8 j + 2 t, 8 j + 2 t + 1 of the warp's 64 x 32. as and bs
+// point at the warp's first row of A and first column of B in the stage.
+template <class MMA, int KK0, int KK1>
+__device__ __forceinline__ void dmma_steps(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
+                                           const double *as, const double *bs, int g, int t) {
+    if (MMA::k == 4) {
 #pragma unroll
-    for (int kk = 0; kk < DMMA_BK; kk += 4) {
-        double af[DMMA_WM / 8], bf[DMMA_WN / 8];
+        for (int kk = KK0; kk < KK1; kk += 4) {
+            double af[DMMA_WM / 8], bf[DMMA_WN / 8];
 #pragma unroll
-        for (int i = 0; i < DMMA_WM / 8; i++) af[i] = as[(8 * i + g) * DMMA_LDA + kk + t];
+            for (int i = 0; i < DMMA_WM / 8; i++) af[i] = as[(8 * i + g) * DMMA_LDA + kk + t];
 #pragma unroll
-        for (int j = 0; j < DMMA_WN / 8; j++) bf[j] = bs[(kk + t) * DMMA_LDB + 8 * j + g];
+            for (int j = 0; j < DMMA_WN / 8; j++) bf[j] = bs[(kk + t) * DMMA_LDB + 8 * j + g];
 #pragma unroll
-        for (int i = 0; i < DMMA_WM / 8; i++)
+            for (int i = 0; i < DMMA_WM / 8; i++)
 #pragma unroll
-            for (int j = 0; j < DMMA_WN / 8; j++) mma_8x8x4(acc[i][j], af[i], bf[j]);
-    }
-}
-
-template <>
-__device__ __forceinline__ void dmma_tile<dmma_m16n8k16>(
-    double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2], const double *as, const double *bs, int g, int t) {
+                for (int j = 0; j < DMMA_WN / 8; j++) mma_8x8x4(acc[i][j], af[i], bf[j]);
+        }
+    } else {
 #pragma unroll
-    for (int kk = 0; kk < DMMA_BK; kk += 16) {
-        double bf[DMMA_WN / 8][4];  // the warp's 4 columns of B, kept while A's blocks go by
-#pragma unroll
-        for (int j = 0; j < DMMA_WN / 8; j++)
-#pragma unroll
-            for (int i = 0; i < 4; i++) bf[j][i] = bs[(kk + t + 4 * i) * DMMA_LDB + 8 * j + g];
-#pragma unroll
-        for (int i = 0; i < DMMA_WM / 16; i++) {
-            double af[8];
-#pragma unroll
-            for (int e = 0; e < 8; e++)
-                af[e] = as[(16 * i + g + 8 * (e % 2)) * DMMA_LDA + kk + t + 4 * (e / 2)];
+        for (int kk = KK0; kk < KK1; kk += 16) {
+            double bf[DMMA_WN / 8][4];  // the warp's 4 columns of B, kept while A's blocks go by
 #pragma unroll
             for (int j = 0; j < DMMA_WN / 8; j++)
-                mma_16x8x16(acc[2 * i][j], acc[2 * i + 1][j], af, bf[j]);
+#pragma unroll
+                for (int i = 0; i < 4; i++) bf[j][i] = bs[(kk + t + 4 * i) * DMMA_LDB + 8 * j + g];
+#pragma unroll
+            for (int i = 0; i < DMMA_WM / 16; i++) {
+                double af[8];
+#pragma unroll
+                for (int e = 0; e < 8; e++)
+                    af[e] = as[(16 * i + g + 8 * (e % 2)) * DMMA_LDA + kk + t + 4 * (e / 2)];
+#pragma unroll
+                for (int j = 0; j < DMMA_WN / 8; j++)
+                    mma_16x8x16(acc[2 * i][j], acc[2 * i + 1][j], af, bf[j]);
+            }
         }
     }
 }
 
 // Copies the tile from k0 on into a stage, 16 bytes at a time where a row starts on 16 bytes
-// (VA: k even, VB: n even), else 8; zeros outside the matrices.
+// (VA: k even, VB: n even), else 8; zeros outside the matrices. A thread copies the same
+// columns of rows a constant number apart, so a tile wholly inside both matrices (almost every
+// tile) needs no guards, only its first addresses.
 template <bool VA, bool VB>
 __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__restrict__ a,
                                                const double *__restrict__ b, tile_origin t,
                                                size_t k0, size_t m, size_t n, size_t k) {
-    double *as = stage, *bs = stage + DMMA_BM * DMMA_LDA;
+    constexpr int A_ROWS = DMMA_THREADS / (DMMA_BK / 2);  // rows of A a pass copies
+    constexpr int B_ROWS = DMMA_THREADS / (DMMA_BN / 2);
     int tid = threadIdx.x;
+    int a_row = tid / (DMMA_BK / 2), a_col = tid % (DMMA_BK / 2) * 2;
+    int b_row = tid / (DMMA_BN / 2), b_col = tid % (DMMA_BN / 2) * 2;
+    double *as = stage + a_row * DMMA_LDA + a_col, *bs = stage + DMMA_BM * DMMA_LDA + b_row * DMMA_LDB + b_col;
+    if (VA && VB && t.r0 + DMMA_BM <= m && t.c0 + DMMA_BN <= n && k0 + DMMA_BK <= k) {
+        const double *pa = a + (t.r0 + a_row) * k + k0 + a_col;
+        const double *pb = b + (k0 + b_row) * n + t.c0 + b_col;
 #pragma unroll
-    for (int i = 0; i < DMMA_BM * DMMA_BK / 2 / DMMA_THREADS; i++) {
-        int e = tid + i * DMMA_THREADS, row = e / (DMMA_BK / 2), kk = e % (DMMA_BK / 2) * 2;
-        size_t r = t.r0 + row, col = k0 + kk;
-        double *dst = &as[row * DMMA_LDA + kk];
+        for (int i = 0; i < DMMA_BM / A_ROWS; i++)
+            copy_async<16>(as + i * A_ROWS * DMMA_LDA, pa + (size_t)i * A_ROWS * k, true);
+#pragma unroll
+        for (int i = 0; i < DMMA_BK / B_ROWS; i++)
+            copy_async<16>(bs + i * B_ROWS * DMMA_LDB, pb + (size_t)i * B_ROWS * n, true);
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < DMMA_BM / A_ROWS; i++) {
+        size_t r = t.r0 + a_row + i * A_ROWS, col = k0 + a_col;
+        double *dst = as + i * A_ROWS * DMMA_LDA;
         if (VA) {
             bool inside = r < m && col < k;
             copy_async<16>(dst, inside ? &a[r * k + col] : a, inside);
@@ -1770,10 +1782,9 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
         }
     }
 #pragma unroll
-    for (int i = 0; i < DMMA_BK * DMMA_BN / 2 / DMMA_THREADS; i++) {
-        int e = tid + i * DMMA_THREADS, row = e / (DMMA_BN / 2), cc = e % (DMMA_BN / 2) * 2;
-        size_t r = k0 + row, col = t.c0 + cc;
-        double *dst = &bs[row * DMMA_LDB + cc];
+    for (int i = 0; i < DMMA_BK / B_ROWS; i++) {
+        size_t r = k0 + b_row + i * B_ROWS, col = t.c0 + b_col;
+        double *dst = bs + i * B_ROWS * DMMA_LDB;
         if (VB) {
             bool inside = r < k && col < n;
             copy_async<16>(dst, inside ? &b[r * n + col] : b, inside);
@@ -1788,7 +1799,7 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
 }
 
 template <class MMA, bool VA, bool VB>
-__global__ void __launch_bounds__(DMMA_THREADS, 1)
+__global__ void __launch_bounds__(DMMA_THREADS, DMMA_MIN_BLOCKS)
 matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
                 double *__restrict__ c, size_t m, size_t n, size_t k) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -1805,16 +1816,21 @@ matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
     }
     double acc[DMMA_WM / 8][DMMA_WN / 8][2] = {};
     for (size_t kt = 0; kt < k_tiles; kt++) {
-        copy_wait<DMMA_STAGES - 2>();
-        __syncthreads();
+        copy_wait<DMMA_STAGES - 2>();  // this thread's copies of tile kt have landed
+        __syncthreads();  // everyone's have, and everyone is done with tile kt - 1
+        const double *as = ring + kt % DMMA_STAGES * DMMA_STAGE + row0 * DMMA_LDA;
+        const double *bs = ring + kt % DMMA_STAGES * DMMA_STAGE + DMMA_BM * DMMA_LDA + col0;
+        // The first half of the tile's steps, then the copies that refill the buffer tile
+        // kt - 1 used, then the second half: a warp issues its copies while its first
+        // instructions run on the tensor cores, instead of making them wait.
+        constexpr int HALF = DMMA_BK / 2 / MMA::k * MMA::k;  // whole instructions
+        dmma_steps<MMA, 0, HALF>(acc, as, bs, g, tg);
         size_t next = kt + DMMA_STAGES - 1;
         if (next < k_tiles)
             dmma_copy_tile<VA, VB>(ring + next % DMMA_STAGES * DMMA_STAGE, a, b, t,
                                    next * DMMA_BK, m, n, k);
         copy_commit();
-        const double *as = ring + kt % DMMA_STAGES * DMMA_STAGE;
-        const double *bs = as + DMMA_BM * DMMA_LDA;
-        dmma_tile<MMA>(acc, as + row0 * DMMA_LDA, bs + col0, g, tg);
+        dmma_steps<MMA, HALF, DMMA_BK>(acc, as, bs, g, tg);
     }
     // Lane (g, t) holds two neighbouring results of each piece: one 16-byte store where n is even.
 #pragma unroll
