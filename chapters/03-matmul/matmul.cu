@@ -1627,20 +1627,24 @@ static void launch_v17(void *problem) {
 // dmma row checks it).
 //
 // Around the instruction stays v9's machinery: a ring of cp.async copies, one barrier a tile.
-// What changes is the inner loop and where the tiles sit. A block of 8 warps computes
-// 128 x 128 results, 16 deep a tile; each warp owns 64 x 32 of them, 8 x 4 pieces of 8 x 8, and
-// for every 4 of k loads 8 values of A and 4 of B (one a lane per piece row and column) for
-// 32 mma instructions. A lane's fragments are read down a column of A and a column of B across
-// the 8 groups, so both tiles sit in shared memory as in global memory, row by row (A is no
-// longer transposed: the instruction wants rows of A), with rows of 16 + 4 and 128 + 4 doubles.
-// The 4 doubles of padding shift each row by 4 banks pairs, so the 16 lanes that load together
-// (8-byte loads go out a half-warp at a time) hit 16 different bank pairs.
-// DMMA_* override the shape at build time (-DDMMA_BK=32 ...), for experiments.
+// A block of 4 warps computes 128 x 64 results, 32 deep a tile; each warp owns 64 x 32 of them,
+// 8 x 4 pieces of 8 x 8, and for every 4 of k loads 8 values of A and 4 of B for 32 mma
+// instructions. The results take 128 of a thread's registers, so a block needs about 240 a
+// thread: two blocks share an SM, each with a ring of 2 stages (104 KiB of shared memory), and
+// while one waits at its barrier the other keeps the tensor cores busy (one block of 128 x 128
+// with 8 warps is about 3% slower). A lane reads its fragments down a column of A and of B across the 8
+// groups, so both tiles sit in shared memory as in global memory, row by row (A is not
+// transposed: the instruction wants rows of A) and copied 16 bytes at a time, with rows of
+// 32 + 4 and 64 + 4 doubles: the 4 doubles of padding shift each row by 4 bank pairs, so the
+// 16 lanes that load together (8-byte loads go out half a warp at a time) hit 16 different ones.
+// The copies of the next tile are issued halfway through the tile's instructions, while those
+// run on the tensor cores, instead of before them.
+// DMMA_* override the shape at build time (-DDMMA_BK=16 ...), for experiments.
 #ifndef DMMA_BM
 #define DMMA_BM 128
 #endif
 #ifndef DMMA_BN
-#define DMMA_BN 128
+#define DMMA_BN 64
 #endif
 #ifndef DMMA_BK
 #define DMMA_BK 32
@@ -1652,10 +1656,10 @@ static void launch_v17(void *problem) {
 #define DMMA_WN 32
 #endif
 #ifndef DMMA_STAGES
-#define DMMA_STAGES 3
+#define DMMA_STAGES 2
 #endif
 #ifndef DMMA_MIN_BLOCKS
-#define DMMA_MIN_BLOCKS 1
+#define DMMA_MIN_BLOCKS 2
 #endif
 #define DMMA_THREADS ((DMMA_BM / DMMA_WM) * (DMMA_BN / DMMA_WN) * 32)
 #define DMMA_LDA (DMMA_BK + 4)  // doubles from one row of the A tile to the next
@@ -1667,7 +1671,7 @@ static_assert(DMMA_BM * DMMA_BK % (2 * DMMA_THREADS) == 0 &&
                   DMMA_BK * DMMA_BN % (2 * DMMA_THREADS) == 0,
               "16-byte copies of both tiles split evenly");
 
-// The instruction shapes: D (M x 8) += A (M x K) B (K x 8), one warp.
+// The instruction shapes: D (M x 8) += A (M x K) B (K x 8), a warp.
 struct dmma_m8n8k4 {
     static constexpr int m = 8, k = 4;
 };
@@ -1681,7 +1685,7 @@ __device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
                  : "+d"(d[0]), "+d"(d[1])
                  : "d"(a), "d"(b));
 #else
-    __trap();  // skipped on the host side before it can run (dmma_skip)
+    __trap();  // never launched there: matmul_skip turns the version away first
 #endif
 }
 
@@ -1700,13 +1704,13 @@ __device__ __forceinline__ void mma_16x8x16(double (&top)[2], double (&bottom)[2
 #endif
 }
 
-// One warp's share of k steps KK0 .. KK1 - 1 of a tile: acc[i][j] are the two results of piece
+// One warp's share of steps KK0 .. KK1 - 1 of a tile: acc[i][j] are the two results of piece
 // (i, j), rows 8 i + g and columns 8 j + 2 t, 8 j + 2 t + 1 of the warp's 64 x 32. as and bs
 // point at the warp's first row of A and first column of B in the stage.
 template <class MMA, int KK0, int KK1>
 __device__ __forceinline__ void dmma_steps(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
                                            const double *as, const double *bs, int g, int t) {
-    if (MMA::k == 4) {
+    if constexpr (MMA::k == 4) {
 #pragma unroll
         for (int kk = KK0; kk < KK1; kk += 4) {
             double af[DMMA_WM / 8], bf[DMMA_WN / 8];
@@ -1754,7 +1758,8 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
     int tid = threadIdx.x;
     int a_row = tid / (DMMA_BK / 2), a_col = tid % (DMMA_BK / 2) * 2;
     int b_row = tid / (DMMA_BN / 2), b_col = tid % (DMMA_BN / 2) * 2;
-    double *as = stage + a_row * DMMA_LDA + a_col, *bs = stage + DMMA_BM * DMMA_LDA + b_row * DMMA_LDB + b_col;
+    double *as = stage + a_row * DMMA_LDA + a_col;
+    double *bs = stage + DMMA_BM * DMMA_LDA + b_row * DMMA_LDB + b_col;
     if (VA && VB && t.r0 + DMMA_BM <= m && t.c0 + DMMA_BN <= n && k0 + DMMA_BK <= k) {
         const double *pa = a + (t.r0 + a_row) * k + k0 + a_col;
         const double *pb = b + (k0 + b_row) * n + t.c0 + b_col;
@@ -1763,7 +1768,8 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
             copy_async<16>(as + i * A_ROWS * DMMA_LDA, pa + (size_t)i * A_ROWS * k, true);
 #pragma unroll
         for (int i = 0; i < DMMA_BK / B_ROWS; i++)
-            copy_async<16>(bs + i * B_ROWS * DMMA_LDB, pb + (size_t)i * B_ROWS * n, true);
+            copy_async<16>(bs + i * B_ROWS * DMMA_LDB,
+                           pb + (size_t)i * B_ROWS * n, true);
         return;
     }
 #pragma unroll
@@ -1820,15 +1826,12 @@ matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
         __syncthreads();  // everyone's have, and everyone is done with tile kt - 1
         const double *as = ring + kt % DMMA_STAGES * DMMA_STAGE + row0 * DMMA_LDA;
         const double *bs = ring + kt % DMMA_STAGES * DMMA_STAGE + DMMA_BM * DMMA_LDA + col0;
-        // The first half of the tile's steps, then the copies that refill the buffer tile
-        // kt - 1 used, then the second half: a warp issues its copies while its first
-        // instructions run on the tensor cores, instead of making them wait.
         constexpr int HALF = DMMA_BK / 2 / MMA::k * MMA::k;  // whole instructions
         dmma_steps<MMA, 0, HALF>(acc, as, bs, g, tg);
-        size_t next = kt + DMMA_STAGES - 1;
+        size_t next = kt + DMMA_STAGES - 1;  // into the buffer tile kt - 1 used
         if (next < k_tiles)
             dmma_copy_tile<VA, VB>(ring + next % DMMA_STAGES * DMMA_STAGE, a, b, t,
-                                   next * DMMA_BK, m, n, k);
+                                        next * DMMA_BK, m, n, k);
         copy_commit();
         dmma_steps<MMA, HALF, DMMA_BK>(acc, as, bs, g, tg);
     }
@@ -1843,14 +1846,15 @@ matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
 
 template <class MMA, bool VA, bool VB>
 static void launch_dmma_kernel(const matmul_problem *p) {
-    static bool ready = false;
+    static bool ready = false;  // shared memory beyond 48 KiB must be asked for, once
     if (!ready) {
         CHECK(cudaFuncSetAttribute(matmul_v18_dmma<MMA, VA, VB>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)DMMA_SMEM));
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)DMMA_SMEM));
         ready = true;
     }
-    matmul_v18_dmma<MMA, VA, VB><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS, DMMA_SMEM>>>(
-        p->a, p->b, p->c, p->m, p->n, p->k);
+    matmul_v18_dmma<MMA, VA, VB><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS,
+                                   DMMA_SMEM>>>(p->a, p->b, p->c, p->m, p->n, p->k);
 }
 
 template <class MMA>
@@ -1869,10 +1873,11 @@ static void launch_v18(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem
 
 // Chapter 00 measures what v18 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
 // their rate (the dmma row against dmma16). The shape Hopper added, m16n8k16, does 2048 FMAs an
-// instruction, eight times m8n8k4's, at the full rate. Same kernel, same tiles: each warp now
-// issues 16 instructions a tile instead of 128, a lane holding 8 values of A, 4 of B and 4 of D
-// each. Compute capability 9.0 only.
+// instruction, eight times m8n8k4's, at the full rate. Same kernel, same tiles: a warp now
+// issues 16 instructions for 32 of k instead of 128, a lane holding 8 values of A (rows g and
+// g + 8, columns t, t + 4, t + 8, t + 12), 4 of B and 4 of D. Compute capability 9.0 only.
 static void launch_v19(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
+
 #endif
 
 // ---- the version table --------------------------------------------------------------------------
