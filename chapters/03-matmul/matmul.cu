@@ -1760,19 +1760,28 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
     int b_row = tid / (DMMA_BN / 2), b_col = tid % (DMMA_BN / 2) * 2;
     double *as = stage + a_row * DMMA_LDA + a_col;
     double *bs = stage + DMMA_BM * DMMA_LDA + b_row * DMMA_LDB + b_col;
-    if (VA && VB && t.r0 + DMMA_BM <= m && t.c0 + DMMA_BN <= n && k0 + DMMA_BK <= k) {
+    if (t.r0 + DMMA_BM <= m && t.c0 + DMMA_BN <= n && k0 + DMMA_BK <= k) {
         const double *pa = a + (t.r0 + a_row) * k + k0 + a_col;
         const double *pb = b + (k0 + b_row) * n + t.c0 + b_col;
 #pragma unroll
-        for (int i = 0; i < DMMA_BM / A_ROWS; i++)
-            copy_async<16>(as + i * A_ROWS * DMMA_LDA, pa + (size_t)i * A_ROWS * k, true);
+        for (int i = 0; i < DMMA_BM / A_ROWS; i++) {
+            double *dst = as + i * A_ROWS * DMMA_LDA;
+            const double *src = pa + (size_t)i * A_ROWS * k;
+            if (VA) copy_async<16>(dst, src, true);
+            else copy_async<8>(dst, src, true), copy_async<8>(dst + 1, src + 1, true);
+        }
 #pragma unroll
-        for (int i = 0; i < DMMA_BK / B_ROWS; i++)
-            copy_async<16>(bs + i * B_ROWS * DMMA_LDB,
-                           pb + (size_t)i * B_ROWS * n, true);
+        for (int i = 0; i < DMMA_BK / B_ROWS; i++) {
+            double *dst = bs + i * B_ROWS * DMMA_LDB;
+            const double *src = pb + (size_t)i * B_ROWS * n;
+            if (VB) copy_async<16>(dst, src, true);
+            else copy_async<8>(dst, src, true), copy_async<8>(dst + 1, src + 1, true);
+        }
         return;
     }
-#pragma unroll
+    // A tile on an edge: each copy guarded (not unrolled: the addresses of all of them at
+    // once would take registers the results need).
+#pragma unroll 1
     for (int i = 0; i < DMMA_BM / A_ROWS; i++) {
         size_t r = t.r0 + a_row + i * A_ROWS, col = k0 + a_col;
         double *dst = as + i * A_ROWS * DMMA_LDA;
@@ -1780,14 +1789,13 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
             bool inside = r < m && col < k;
             copy_async<16>(dst, inside ? &a[r * k + col] : a, inside);
         } else {
-#pragma unroll
             for (int h = 0; h < 2; h++) {
                 bool inside = r < m && col + h < k;
                 copy_async<8>(dst + h, inside ? &a[r * k + col + h] : a, inside);
             }
         }
     }
-#pragma unroll
+#pragma unroll 1
     for (int i = 0; i < DMMA_BK / B_ROWS; i++) {
         size_t r = k0 + b_row + i * B_ROWS, col = t.c0 + b_col;
         double *dst = bs + i * B_ROWS * DMMA_LDB;
@@ -1795,7 +1803,6 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
             bool inside = r < k && col < n;
             copy_async<16>(dst, inside ? &b[r * n + col] : b, inside);
         } else {
-#pragma unroll
             for (int h = 0; h < 2; h++) {
                 bool inside = r < k && col + h < n;
                 copy_async<8>(dst + h, inside ? &b[r * n + col + h] : b, inside);
