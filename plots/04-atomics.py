@@ -3,7 +3,8 @@
 Few counters means many threads on each one (contention); the curves show how each way of
 updating a counter copes. Reads the chapter's CSV by column name: the counter rows (versions
 c1..c5) give m (counters) and gflops (which that part of the program fills with G updates/s).
-c0 is not drawn: it loses updates, so its rate is not a result.
+c0 is not drawn: it loses updates, so its rate is not a result. The sweep's sizes are the ones
+c2 ran at; the other operations (c6 on) and their own sizes are the README's tables.
 
 usage: 04-atomics.py CSV OUT_DIR   ->   OUT_DIR/04-atomics-contention.svg and .png"""
 import os
@@ -20,8 +21,11 @@ def main():
         print(__doc__)
         return 2
     path, out_dir = sys.argv[1], sys.argv[2]
-    rows = [r for r in read_csv(path) if r["version"][:1] == "c" and r["version"][1:].isdigit()
-            and r["version"] != "c0" and num(r, "gflops")]
+    drawn = ("c1", "c2", "c3", "c4", "c5")
+    every = read_csv(path)
+    sweep = {(r["m"], r["n"]) for r in every if r["version"] == "c2"}
+    rows = [r for r in every if r["version"] in drawn and (r["m"], r["n"]) in sweep
+            and num(r, "gflops")]
     if not rows:
         print("no counter rows in", path)
         return 1
