@@ -217,10 +217,15 @@ void options_begin(options *o, int argc, char **argv, const version *table, int 
     int rc = options_parse(o, argc, argv);
     if (rc < 0) exit(KL_EXIT_OK);  // --help was printed
     if (rc != KL_EXIT_OK) exit(rc);
-    if (o->list) {
-        printf("%-12s %-12s %s\n", "version", "idea", "kind");
+    if (o->list) {  // columns as wide as the longest tag and idea, 12 at least
+        int tag_w = 12, idea_w = 12;
+        for (int i = 0; i < count; i++) {
+            if ((int)strlen(table[i].tag) > tag_w) tag_w = (int)strlen(table[i].tag);
+            if ((int)strlen(table[i].idea) > idea_w) idea_w = (int)strlen(table[i].idea);
+        }
+        printf("%-*s %-*s %s\n", tag_w, "version", idea_w, "idea", "kind");
         for (int i = 0; i < count; i++)
-            printf("%-12s %-12s %s\n", table[i].tag, table[i].idea,
+            printf("%-*s %-*s %s\n", tag_w, table[i].tag, idea_w, table[i].idea,
                    (table[i].flags & KL_BASELINE) ? "baseline (always runs)" : "ours");
         exit(KL_EXIT_OK);
     }

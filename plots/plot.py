@@ -42,8 +42,9 @@ def name(tag, rows):
 
 def bars(chapter, rows, out_dir, gpu):
     """One horizontal bar a version at the headline size, in ladder order from the top: its rate,
-    and its share of the baseline at the bar's end. A variant of a version (02's end-to-end
-    timing, "v3-e2e") is a hatched bar inside its version's. A bar far beyond the others (a
+    and its share of the baseline at the bar's end. A version's end-to-end timing (02's
+    "v3-e2e") is a hatched bar inside its version's; other variants (02's experiments,
+    "v1-transposed") are left to the chapter's tables. A bar far beyond the others (a
     tensor-core baseline) is cut at the edge, with its value written there."""
     shown = [r for r in headline(chapter, rows) if r["ok"] != "no"]
     rate = rate_column(shown, chapter)
@@ -51,7 +52,7 @@ def bars(chapter, rows, out_dir, gpu):
         return  # 00-peaks draws its ceilings with a figure of its own (plots/00-peaks.py)
     main = [r for r in shown if not variant_of(r["version"]) and num(r, rate)]
     extra = {variant_of(r["version"])[0]: r for r in shown
-             if variant_of(r["version"]) and num(r, rate)}
+             if variant_of(r["version"]) and variant_of(r["version"])[1] == "e2e" and num(r, rate)}
     looks = Looks([r["version"] for r in main])
     values = [num(r, rate) for r in main]
     ordered = sorted(values)

@@ -61,6 +61,7 @@ COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum": "shared-memory bank conflicts",
             "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "shared-memory wavefronts",
             "dram__bytes_write.sum": "DRAM written",
+            "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "global load requests",
             "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "global load sectors",
             "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "global store sectors",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "shared load bank conflicts",

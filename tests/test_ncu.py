@@ -78,9 +78,10 @@ check(mark(good) == f"{want:.1f}" + good[3:] and not tables.UNMATCHED,
 bad = "7<!-- result 03-matmul m=4096 n=4096 k=4096 version=v99 gflops -->"
 check(mark(bad) == bad and len(tables.UNMATCHED) == 1,
       "tables: a result mark that matches no row is left as it is and counted as a failure")
-# Every line of every chapter's ncu.args names a kernel that exists: a version of ours by a
-# regex that matches one of the chapter's __global__ functions (a typo would cost a GPU run to
-# find), an optional @N that is a launch number, and a -v that selects something.
+# Every line of every chapter's ncu.args names a kernel that exists: a version of ours (or a
+# variant with a kernel of its own, "v1-transposed") by a regex that matches one of the
+# chapter's __global__ functions (a typo would cost a GPU run to find), an optional @N that is a
+# launch number, and a -v that selects something.
 import glob  # noqa: E402
 import re  # noqa: E402
 
@@ -101,7 +102,7 @@ for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu.args"
         regex = m.group(1) if m else regex
         if (m and int(m.group(2)) < 1) or " -v " not in f" {args} ":
             bad.append(line)
-        elif re.fullmatch(r"v\d+", version) and not any(re.search(regex, k) for k in kernels):
+        elif re.fullmatch(r"v\d+(-\w+)?", version) and not any(re.search(regex, k) for k in kernels):
             bad.append(line)
     check(not bad and kernels, f"ncu.args of {os.path.basename(chapter_dir)}: every line names a "
           f"kernel of the chapter (or a library's) and a version" + (f"; not: {bad}" if bad else ""))

@@ -8,6 +8,10 @@
 //   peak3         (baseline) the same pairs two at a time, FADD + FADD + VIMNMX3: v8's ceiling
 //   v0 naive        one thread per result; a warp reads d[i][k] from 16 rows at once
 //   v1 coalesced    swap the roles of i and j: a warp reads 16 consecutive floats of row k
+//   v0-transposed   an experiment, the CPU's first optimisation: v0 reading d[k][j] as t[j][k]
+//                   from a transpose, along k; the warp still reads 16 rows of d, and now 2 of t
+//   v1-transposed   the same change to v1: the warp reads 16 rows of t, 16 sectors, where v1
+//                   read 64 contiguous bytes of d in 2
 //   v2 regblock     8 x 8 results per thread from four 16-byte loads a step, on inputs padded
 //                   with +inf to a multiple of 64 and transposed by a preprocessing kernel
 //   v3 shared       each block stages 8 x 64 tiles of both inputs in shared memory, and loads
@@ -50,11 +54,13 @@
 // The largest padding any version asks for (v2 on); the padded buffers are allocated for it.
 #define PAD_MAX 64
 
-// The problem every version sees. d and r are n x n, row-major, on the device. dp and tp are
+// The problem every version sees. d and r are n x n, row-major, on the device; t is d
+// transposed, n x n, made once before any version runs (the -transposed rows). dp and tp are
 // d and its transpose padded with +inf to np x np, where each version chooses np (v2 on).
 typedef struct {
     size_t n;
     const float *d;
+    const float *t;          // t[j][k] = d[k][j]
     float *r;
     float *dp, *tp;          // padded copies, room for round_up(n, PAD_MAX)^2 floats each
     float *sink;             // where the peak kernel leaves its results
@@ -92,6 +98,14 @@ static void shortcut_cpu(const float *d, float *want, size_t n, const size_t *ro
         done++;
         if (omp_get_thread_num() == 0) progress_update(pr, (double)done);
     }
+}
+
+// The transpose the -transposed rows read, t[j][k] = d[k][j], one row of t per OpenMP thread at
+// a time (each writes a row of t and reads a column of d).
+static void transpose_cpu(const float *d, float *t, size_t n) {
+#pragma omp parallel for schedule(static)
+    for (long j = 0; j < (long)n; j++)
+        for (size_t k = 0; k < n; k++) t[(size_t)j * n + k] = d[k * n + (size_t)j];
 }
 
 // ---- baseline: the add+min ceiling -------------------------------------------------------------
@@ -220,6 +234,53 @@ static void launch_v1(void *problem) {
     shortcut_problem *p = (shortcut_problem *)problem;
     unsigned blocks = (unsigned)ceil_div(p->n, NAIVE);
     shortcut_v1_coalesced<<<dim3(blocks, blocks), dim3(NAIVE, NAIVE)>>>(p->d, p->r, p->n);
+    CHECK_LAUNCH();
+}
+
+// ---- v0-transposed and v1-transposed: the CPU's transposition, an experiment --------------------
+
+// On a CPU the first optimisation of this loop is to transpose d once, t[j][k] = d[k][j], so that
+// one thread's loop over k reads both of its operands along a row, d[i][k] and t[j][k], and each
+// cache line serves 16 steps. These rows make that change to v0 and v1 and nothing else: the
+// same threads, the same sums, d[k][j] read as t[j][k]. On the GPU it does not pay, because a
+// load is served for the 32 threads of a warp at once, and what it costs is the number of
+// sectors their 32 addresses fall in at that instant, not what one thread reads over its loop.
+// At one k the threads of a warp differ in i or in j, and both are now the row of the array
+// they index, n floats apart. A warp is 16 values of the index from threadIdx.x by 2 of the
+// other, so at one k (n a multiple of 8, so that every row starts on a 32-byte sector):
+//   v0 (i across the warp):  d[i][k] 16 sectors, d[k][j] 2 neighbouring floats in 1     17
+//   v0-transposed:           d[i][k] 16 sectors, t[j][k] 2 rows, 2 sectors              18
+//   v1 (j across the warp):  d[i][k] 2 sectors,  d[k][j] 16 floats, 64 bytes in 2       4
+//   v1-transposed:           d[i][k] 2 sectors,  t[j][k] 16 rows, 16 sectors            18
+// With both operands read along k, neither arrangement of the threads coalesces. t is made on
+// the host before any version runs and is not part of the timed launches (see main).
+// WARP_ALONG_J: j runs across the warp (v1's threads), or i does (v0's).
+template <bool WARP_ALONG_J>
+__global__ void shortcut_transposed(const float *__restrict__ d, const float *__restrict__ t,
+                                    float *__restrict__ r, size_t n) {
+    size_t x = (size_t)blockIdx.x * NAIVE + threadIdx.x;  // x in [0, n), fastest across the warp
+    size_t y = (size_t)blockIdx.y * NAIVE + threadIdx.y;  // y in [0, n)
+    size_t i = WARP_ALONG_J ? y : x, j = WARP_ALONG_J ? x : y;
+    if (i >= n || j >= n) return;
+    const float *d_i = d + i * n, *t_j = t + j * n;  // row i of d, row j of t: both along k
+    float v = INFINITY;
+    for (size_t k = 0; k < n; k++) v = fminf(v, d_i[k] + t_j[k]);
+    r[i * n + j] = v;
+}
+
+static void launch_v0_transposed(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    unsigned blocks = (unsigned)ceil_div(p->n, NAIVE);
+    shortcut_transposed<false><<<dim3(blocks, blocks), dim3(NAIVE, NAIVE)>>>(p->d, p->t, p->r,
+                                                                             p->n);
+    CHECK_LAUNCH();
+}
+
+static void launch_v1_transposed(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    unsigned blocks = (unsigned)ceil_div(p->n, NAIVE);
+    shortcut_transposed<true><<<dim3(blocks, blocks), dim3(NAIVE, NAIVE)>>>(p->d, p->t, p->r,
+                                                                            p->n);
     CHECK_LAUNCH();
 }
 
@@ -831,6 +892,8 @@ static const version versions[] = {
     {"peak3", "add+min3", launch_peak3, KL_BASELINE | KL_UNCHECKED},
     {"v0", "naive", launch_v0, 0},
     {"v1", "coalesced", launch_v1, 0},
+    {"v0-transposed", "naive-transposed", launch_v0_transposed, 0},
+    {"v1-transposed", "coalesced-transposed", launch_v1_transposed, 0},
     {"v2", "regblock", launch_v2, 0},
     {"v3", "shared", launch_v3, 0},
     {"v4", "vectorized", launch_v4, 0},
@@ -896,6 +959,16 @@ static void brute_force(const float *d, float *r, size_t n) {
         }
 }
 
+// The loops of the -transposed rows: both operands along k, from d and its transpose t.
+static void brute_force_transposed(const float *d, const float *t, float *r, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            float v = INFINITY;
+            for (size_t k = 0; k < n; k++) v = fminf(v, d[i * n + k] + t[j * n + k]);
+            r[i * n + j] = v;
+        }
+}
+
 static void all_rows(float *want, const float *d, size_t n) {
     size_t *rows = (size_t *)host_alloc(n * sizeof(size_t), "self-test");
     for (size_t i = 0; i < n; i++) rows[i] = i;
@@ -952,6 +1025,18 @@ static int shortcut_self_test(void) {
         ok = memcmp(b, c, n * n * sizeof(float)) == 0;
         printf("%s shortcut_cpu: matches the i, j, k loops at n = %zu\n", ok ? "PASS" : "FAIL", n);
         failed += !ok;
+        // what the -transposed rows compute, from transpose_cpu's t: the same bits
+        float *t = (float *)host_alloc(n * n * sizeof(float), "self-test");
+        transpose_cpu(a, t, n);
+        ok = 1;
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < n; j++) ok &= t[j * n + k] == a[k * n + j];
+        brute_force_transposed(a, t, c, n);
+        ok &= memcmp(b, c, n * n * sizeof(float)) == 0;
+        printf("%s transpose_cpu: t[j][k] = d[k][j], and the loops on d and t match at n = %zu\n",
+               ok ? "PASS" : "FAIL", n);
+        failed += !ok;
+        free(t);
         // padding with +inf changes nothing in the n x n corner: what v2 on rely on
         for (size_t i = np; i-- > 0;)
             for (size_t j = np; j-- > 0;)
@@ -1014,8 +1099,10 @@ int main(int argc, char **argv) {
     size_t np = round_up(p.n, PAD_MAX);
     size_t bytes = size_mul(size_mul(p.n, p.n), sizeof(float));
     size_t padded = size_mul(size_mul(np, np), sizeof(float));
-    gpu_require(size_mul(bytes, 2) + size_mul(padded, 2), "d, r and the padded d and transpose");
+    gpu_require(size_mul(bytes, 3) + size_mul(padded, 2),
+                "d, its transpose, r and the padded d and transpose");
     p.d = (const float *)gpu_alloc(bytes, "the input d");
+    p.t = (const float *)gpu_alloc(bytes, "the transpose of d");
     p.r = (float *)gpu_alloc(bytes, "the result r");
     p.dp = (float *)gpu_alloc(padded, "the padded d");
     p.tp = (float *)gpu_alloc(padded, "the padded transpose");
@@ -1030,6 +1117,12 @@ int main(int argc, char **argv) {
     rng_init(&g, o.seed);
     rng_fill_f32(&g, p.host_d, p.n * p.n, 0.0f, 1.0f);
     CHECK(cudaMemcpy((void *)p.d, p.host_d, bytes, cudaMemcpyHostToDevice));
+    // The -transposed rows' t, made here once and never timed: those rows ask what the layout
+    // of the operand does to the kernel, and the transpose is n^2 moves against n^3 pairs.
+    float *host_t = (float *)host_alloc(bytes, "the transpose");
+    transpose_cpu(p.host_d, host_t, p.n);
+    CHECK(cudaMemcpy((void *)p.t, host_t, bytes, cudaMemcpyHostToDevice));
+    free(host_t);
     p.nrows = choose_rows(p.rows, p.n, &g);
     p.want = (float *)host_alloc(size_mul(p.nrows, p.n * sizeof(float)), "the reference");
     progress pr;
@@ -1058,6 +1151,7 @@ int main(int argc, char **argv) {
            "of the whole GPU at the %d MHz maximum SM clock.\n", env.sm_clock_mhz);
 
     CHECK(cudaFree((void *)p.d));
+    CHECK(cudaFree((void *)p.t));
     CHECK(cudaFree(p.r));
     CHECK(cudaFree(p.dp));
     CHECK(cudaFree(p.tp));

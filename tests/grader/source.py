@@ -2,7 +2,9 @@
 
 A chapter's topic.cu is read as
   - sections: a line "// ---- TITLE ----". A version's code sits in the section titled "vN idea";
-    a shared section that serves later versions says so in its title, "(vN on)";
+    a shared section that serves later versions says so in its title, "(vN on)"; a variant with
+    code of its own (an experiment on a version, "v1-transposed") sits in a section whose title
+    starts with a variant's tag, with its launcher;
   - version tables: "static const version NAME[] = {" up to "};", one row a line;
   - exercise regions: the whole body of one function, between the lines
     "// EXERCISE: NAME begin" and "// EXERCISE: NAME end".
@@ -192,16 +194,36 @@ def type_names(text):
 
 # ---- the kit's source ---------------------------------------------------------------------------
 
-def dropped_rows(rows, tag):
+def experiment_tags(lines, rows):
+    """The variants with code of their own: rows whose launcher is defined in a section whose
+    title starts with a variant's tag ("v0-transposed and v1-transposed: ..."). A variant that
+    times a version another way ("v1-e2e") calls the version's launcher and has no section."""
+    variants = {r.tag for r in rows if "-" in r.tag}
+    by_launcher = {r.launcher: r.tag for r in rows if "-" in r.tag}
+    out = set()
+    for title, first, end in sections(lines):
+        if title.split()[0] not in variants:
+            continue
+        for line in lines[first:end]:
+            m = re.match(r"^static void (\w+)\(", line)
+            if m and m.group(1) in by_launcher:
+                out.add(by_launcher[m.group(1)])
+    return out
+
+
+def dropped_rows(rows, tag, experiments=frozenset()):
     """The rows a kit for version `tag` leaves out: the later rows of its table, except
-    baselines and the variants of kept versions ("v1-e2e" stays with v1)."""
+    baselines and the variants of kept versions ("v1-e2e" stays with v1). A later variant that
+    is an experiment (`experiments`, from experiment_tags) goes too: its kernel is written
+    from a version's code, so a kit for that version would hold the answer."""
     mine = [r for r in rows if r.tag == tag]
     if not mine:
         raise SourceError(f"no version '{tag}' in any version table")
     table = [r for r in rows if r.table == mine[0].table]
     i = table.index(mine[0])
     kept = {r.tag for r in table[:i + 1]}
-    return [r for r in table[i + 1:] if not r.baseline and r.tag.split("-")[0] not in kept]
+    return [r for r in table[i + 1:] if not r.baseline
+            and (r.tag.split("-")[0] not in kept or r.tag in experiments)]
 
 
 def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
@@ -213,9 +235,11 @@ def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
     another's answer. Header lines about other programs (`make build/matmul-f64`) go."""
     lines = text.split("\n")
     rows = version_rows(lines)
-    drop = dropped_rows(rows, tag)
+    experiments = experiment_tags(lines, rows)
+    drop = dropped_rows(rows, tag, experiments)
     for other in also_drop:
-        drop += [r for r in rows if r.tag == other and not r.baseline] + dropped_rows(rows, other)
+        drop += ([r for r in rows if r.tag == other and not r.baseline]
+                 + dropped_rows(rows, other, experiments))
     tags = {r.tag for r in drop}
     launchers = {r.launcher for r in drop}
     gone = set()

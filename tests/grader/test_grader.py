@@ -136,9 +136,10 @@ def test_kit(ex, tmp):
     prog = os.path.join(dest, "build", ex.topic)
     listed = subprocess.run([prog, "--list"], capture_output=True, text=True).stdout.split()
     rows = source.version_rows(ex.text().split("\n"))
-    dropped = {r.tag for r in source.dropped_rows(rows, ex.version)}
+    experiments = source.experiment_tags(ex.text().split("\n"), rows)
+    dropped = {r.tag for r in source.dropped_rows(rows, ex.version, experiments)}
     for other in ex.other_parts():  # another part's exercise, and what follows it, go too
-        dropped |= {other} | {r.tag for r in source.dropped_rows(rows, other)}
+        dropped |= {other} | {r.tag for r in source.dropped_rows(rows, other, experiments)}
     check(ex.version in listed and not dropped & set(listed),
           f"{ex.label}: the kit has {ex.version} and none of the {len(dropped)} versions that "
           f"hold an exercise's answer")
