@@ -1614,8 +1614,8 @@ static void launch_v17(void *problem) {
     p->b = b, p->ldb = p->n;
 }
 
-#ifdef MATMUL_FP64
-// ---- v18 dmma (FP64 build) ----------------------------------------------------------------------
+// ---- v18 dmma -----------------------------------------------------------------------------------
+#ifdef MATMUL_FP64  // v18 and v19 are in the FP64 build only
 
 // Every version so far runs its multiply-adds on the CUDA cores: at most 64 FP64 FMAs a clock
 // per SM on an H100 or H200 (the `peak` row), and cuBLAS DGEMM runs at twice that because it
@@ -1627,18 +1627,20 @@ static void launch_v17(void *problem) {
 // dmma row checks it).
 //
 // Around the instruction stays v9's machinery: a ring of cp.async copies, one barrier a tile.
-// A block of 4 warps computes 128 x 64 results, 32 deep a tile; each warp owns 64 x 32 of them,
-// 8 x 4 pieces of 8 x 8, and for every 4 of k loads 8 values of A and 4 of B for 32 mma
-// instructions. The results take 128 of a thread's registers, so a block needs about 240 a
-// thread: two blocks share an SM, each with a ring of 2 stages (104 KiB of shared memory), and
-// while one waits at its barrier the other keeps the tensor cores busy (one block of 128 x 128
-// with 8 warps is about 3% slower). A lane reads its fragments down a column of A and of B across the 8
-// groups, so both tiles sit in shared memory as in global memory, row by row (A is not
-// transposed: the instruction wants rows of A) and copied 16 bytes at a time, with rows of
-// 32 + 4 and 64 + 4 doubles: the 4 doubles of padding shift each row by 4 bank pairs, so the
-// 16 lanes that load together (8-byte loads go out half a warp at a time) hit 16 different ones.
-// The copies of the next tile are issued halfway through the tile's instructions, while those
-// run on the tensor cores, instead of before them.
+// A block of 8 warps computes 128 x 64 results, 32 deep a tile; each warp owns 32 x 32 of them,
+// 4 x 4 pieces of 8 x 8, and for every 4 of k loads 4 values of A and 4 of B (a lane's share)
+// for 16 mma instructions. The results take 64 registers a thread, and at 128 registers two
+// blocks share an SM, each with a ring of 2 stages (2 x 53 KiB of shared memory): while one
+// block waits at its barrier, the other keeps the tensor cores busy. (Where k or n is odd, the
+// 8-byte copies need more registers: those kernels run one block an SM.) A lane reads its
+// fragments down a column of A and of B across the 8 groups, so both tiles sit in shared memory
+// as in global memory, row by row (A is not transposed: the instruction wants rows of A), copied
+// 16 bytes at a time, in rows of 32 + 4 and 64 + 4 doubles: the 4 doubles of padding shift each
+// row by 4 bank pairs, so the 16 lanes that load together (8-byte loads go out half a warp at a
+// time) hit 16 different ones. The copies of the next tile are issued halfway through a tile's
+// instructions, while those run on the tensor cores, instead of before them. The shape was
+// chosen by measurement on the H200 among 128 x 128 and 128 x 64 tiles, warps of 64 x 32 and
+// 32 x 32, 16 and 32 deep, 2 to 5 stages.
 // DMMA_* override the shape at build time (-DDMMA_BK=16 ...), for experiments.
 #ifndef DMMA_BM
 #define DMMA_BM 128
@@ -1650,7 +1652,7 @@ static void launch_v17(void *problem) {
 #define DMMA_BK 32
 #endif
 #ifndef DMMA_WM
-#define DMMA_WM 64
+#define DMMA_WM 32
 #endif
 #ifndef DMMA_WN
 #define DMMA_WN 32
@@ -1812,7 +1814,7 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
 }
 
 template <class MMA, bool VA, bool VB>
-__global__ void __launch_bounds__(DMMA_THREADS, DMMA_MIN_BLOCKS)
+__global__ void __launch_bounds__(DMMA_THREADS, VA && VB ? DMMA_MIN_BLOCKS : 1)
 matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
                 double *__restrict__ c, size_t m, size_t n, size_t k) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
@@ -1875,16 +1877,16 @@ static void launch_dmma(matmul_problem *p) {
 }
 
 static void launch_v18(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem *)problem); }
+#endif
 
-// ---- v19 dmma16 (FP64 build) --------------------------------------------------------------------
-
+// ---- v19 dmma16 ---------------------------------------------------------------------------------
+#ifdef MATMUL_FP64
 // Chapter 00 measures what v18 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
 // their rate (the dmma row against dmma16). The shape Hopper added, m16n8k16, does 2048 FMAs an
 // instruction, eight times m8n8k4's, at the full rate. Same kernel, same tiles: a warp now
 // issues 16 instructions for 32 of k instead of 128, a lane holding 8 values of A (rows g and
 // g + 8, columns t, t + 4, t + 8, t + 12), 4 of B and 4 of D. Compute capability 9.0 only.
 static void launch_v19(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
-
 #endif
 
 // ---- the version table --------------------------------------------------------------------------
