@@ -49,7 +49,9 @@ COMMON_C    := $(wildcard common/*.c)
 COMMON_OBJS := $(COMMON_C:common/%.c=build/common/%.o) build/common/gpu.o
 COMMON_HDRS := $(wildcard common/*.h common/*.cuh)
 
-# A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS.
+# A chapter may add flags or libraries in chapters/NN-topic/chapter.mk, e.g. matmul_LIBS, and
+# rules of its own; whichever comes first, plain `make` means `make all`.
+.DEFAULT_GOAL := all
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
 .PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs \
@@ -103,17 +105,17 @@ evidence-check: evidence-ptxas
 	@python3 plots/evidence.py stale --nvcc "$(NVCC)" --arch $(EVIDENCE_ARCH) build/evidence/*.ptxas
 
 define CHAPTER_RULES
-build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_OBJS) $(COMMON_HDRS) | build
+build/$(2): $(1)/$(2).cu $(wildcard $(1)/*.h $(1)/*.cuh) $(COMMON_OBJS) $(COMMON_HDRS) | build
 	$$(NVCC) $$(call gencode_of,$(2)) $$(NVFLAGS_BASE) $$($(2)_FLAGS) -o $$@ $(1)/$(2).cu $$(COMMON_OBJS) \
 	    $$($(2)_LIBS) $$(LDLIBS) \
 	    -DKL_CHAPTER_FLAGS='"$$(strip $$(call gencode_of,$(2)) $$(NVFLAGS_BASE) $$($(2)_FLAGS))"'
 archs: build/archs/$(2).ok
-build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS) build/kl_build.h
+build/archs/$(2).ok: $(1)/$(2).cu $(wildcard $(1)/*.h $(1)/*.cuh) $(COMMON_HDRS) build/kl_build.h
 	@mkdir -p build/archs && rm -f $$@
 	$$(NVCC) $$(NVFLAGS_ALL) $$(call gencode_list,$$(ARCHS_KNOWN),$(2)) $$($(2)_FLAGS) -c -o /dev/null \
 	    $(1)/$(2).cu && touch $$@
 evidence-ptxas: build/evidence/$(2).ptxas
-build/evidence/$(2).ptxas: $(1)/$(2).cu $(wildcard $(1)/*.h) $(COMMON_HDRS)
+build/evidence/$(2).ptxas: $(1)/$(2).cu $(wildcard $(1)/*.h $(1)/*.cuh) $(COMMON_HDRS)
 	@mkdir -p build/evidence
 	$$(NVCC) $$(EVIDENCE_FLAGS) $$(call gencode_list,$$(EVIDENCE_ARCH),$(2)) $$($(2)_FLAGS) -cubin \
 	    -o build/evidence/$(2).cubin $(1)/$(2).cu 2>$$@.tmp && mv $$@.tmp $$@

@@ -30,6 +30,8 @@ def main():
         unit, scale = UNIT[col]
         if r["version"] == "addmin":
             unit = "T operations/s (an add and a min a pair)"
+        if r["extra_name"] == "results_per_clk_per_sm":  # sinf, __sinf, expf...: one result a call
+            unit = "T results/s"
         rate = f"{num(r, col) / scale:,.1f} {unit}" if scale != 1 else f"{num(r, col):,.0f} {unit}"
         pct = num(r, "pct_of_baseline")
         per = r["extra_name"].replace("_per_clk_per_sm", "").replace("_", " ")

@@ -86,9 +86,12 @@ def chapter_name(program):
 # The machine instructions a README argues with, counted per kernel in the SASS of the same
 # compile (cuobjdump -sass of the .cubin beside the report): tensor-core MMAs (HMMA: mma.sync and
 # WMMA; HGMMA: wgmma), shared-memory loads and stores (LDSM: ldmatrix), global ones, cp.async
-# (LDGSTS), TMA loads (UTMALDG), mbarrier operations (SYNCS), FMAs, shuffles, atomics, barriers.
+# (LDGSTS), TMA loads (UTMALDG), mbarrier operations (SYNCS), FMAs, shuffles, atomics, barriers,
+# special-function-unit instructions (MUFU: sine, base-2 exponential, reciprocal...), multiplies
+# and local-memory loads (LDL: spills, or sinf's slow path). A count includes every variant of
+# the opcode (FFMA.SAT, MUFU.EX2).
 OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS", "UTMALDG",
-           "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR"]
+           "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR", "MUFU", "FMUL", "LDL"]
 SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)")
 
 

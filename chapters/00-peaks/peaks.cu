@@ -9,6 +9,18 @@
 //   dfma     FP64 fused multiply-adds from registers: the double-precision ceiling of the CUDA cores
 //   dmma     FP64 matrix multiply-adds on the tensor cores, mma.sync m8n8k4 (compute capability 8.0)
 //   dmma16   the same with Hopper's larger shape, m16n8k16 (compute capability 9.0)
+//   sinf     the accurate sinf: range reduction and a polynomial on the FMA pipe (2 ulp)
+//   __sinf   the hardware's approximate sine, MUFU.SIN on the special-function units
+//   sinf-fm  sinf's own source built with --use_fast_math (fastmath.cu): it becomes __sinf
+//   expf     the accurate expf: MUFU.EX2 with FMAs around it to keep 2 ulp
+//   __expf   the approximate expf: a multiply and MUFU.EX2
+//   expf-fm  expf's own source built with --use_fast_math
+// The fma loop in smaller shapes, each taking away one kind of parallelism a CPU also has:
+//   fma-w4       4 warps an SM, one for each scheduler: 8 chains keep each one issuing
+//   fma-w4-sm1   the same on one SM: one core of many
+//   fma-w4-lane1 one lane of each warp's 32 at work: the vector unit one lane wide
+//   fma-w4-ilp1  one chain a thread: each FMA waits for the last (no instruction-level parallelism)
+//   fma-ilp1     one chain a thread but every SM full of warps: other warps hide the wait
 //
 // Each is reported as a rate, per clock per SM, and against the datasheet where it has one.
 //
@@ -17,12 +29,15 @@
 //                  build/peaks -n 67108864 -v copy        (a 256 MiB copy)
 //                  build/peaks -k 64 -v fma               (64 loop trips, for the sanitizers)
 //                  build/peaks -v fma,dfma,dmma           (single against double precision)
+//                  build/peaks -v sinf,__sinf,sinf-fm     (the special-function units)
+//                  build/peaks -k 262144 -v fma-w4,fma-w4-sm1,fma-w4-lane1,fma-w4-ilp1,fma-ilp1
 #include <math.h>
 #include <string.h>
 
 #include "copy.cuh"
 #include "gpu.h"
 #include "rng.h"
+#include "sfu.cuh"
 
 // 2^28 floats: each copy buffer is 1 GiB, some 18 times the L2, so copies measure device
 // memory. The arithmetic kernels do not read memory; they size their grid to the GPU.
@@ -36,9 +51,11 @@
 // long its latency.
 #define PEAK_THREADS 256
 // Independent chains per thread: the next instruction of a chain waits for the last one (about
-// 4 cycles), so a thread gives the scheduler CHAINS instructions it can issue back to back.
-// TRY: 1 or 2 chains, and see the FMA rate drop to what latency allows.
+// 4 cycles), so a thread gives the scheduler CHAINS instructions it can issue back to back. The
+// fma-w4-ilp1 row runs one chain, and the FMA rate drops to what latency allows.
 #define CHAINS 8
+// The analogy rows' block: 4 warps, one for each of an SM's four schedulers, and one block an SM.
+#define W4_THREADS 128
 // Loop trips (-k): long enough (milliseconds a launch) that launch overhead does not count;
 // the sanitizers use a few. The shared-memory kernel makes a quarter as many, each moving more.
 #define DEFAULT_ITERS 16384
@@ -56,9 +73,10 @@ typedef struct {
     size_t n;             // floats per copy buffer
     float *src, *dst;     // the copy buffers, device
     float *host_src, *host_dst;
-    size_t threads;       // threads in an arithmetic grid, one result each
+    size_t threads;       // threads in an arithmetic grid (every SM full), one result each
     int iters;            // loop trips of the arithmetic kernels (-k)
-    float *out, *host_out;         // one float a thread (FP32 kernels), device and host
+    float *out, *host_out;         // one float a thread (FP32 kernels), SFU_CHAINS for the
+                                   // special-function rows; device and host
     double *out64, *host_out64;    // one double a thread (FP64 kernels)
     int sms;
     int cc;               // compute capability, 90 for 9.0: the tensor-core rows need 80 or 90
@@ -67,14 +85,15 @@ typedef struct {
 // ---- the CPU reference: what one thread of each arithmetic kernel computes ---------------------
 
 // fma: each chain runs x = x * a + b, rounded once (fmaf rounds once, as the GPU's FFMA does).
+// `chains` is CHAINS but for the rows with one; an idle lane (fma-w4-lane1) makes 0 trips.
 #define FMA_A 0.99990f
 #define FMA_B 0.00010f
-static float fma_cpu(unsigned tid, int iters) {
+static float fma_cpu(unsigned tid, int iters, int chains) {
     float x[CHAINS], s = 0.0f;
-    for (int j = 0; j < CHAINS; j++) x[j] = (float)(tid % 1024 + j);
+    for (int j = 0; j < chains; j++) x[j] = (float)(tid % 1024 + j);
     for (int i = 0; i < iters; i++)
-        for (int j = 0; j < CHAINS; j++) x[j] = fmaf(x[j], FMA_A, FMA_B);
-    for (int j = 0; j < CHAINS; j++) s += x[j];
+        for (int j = 0; j < chains; j++) x[j] = fmaf(x[j], FMA_A, FMA_B);
+    for (int j = 0; j < chains; j++) s += x[j];
     return s;
 }
 
@@ -152,6 +171,56 @@ static double dmma16_cpu(unsigned tid, int trips) {
     return s;
 }
 
+// The special-function rows (sfu.cuh): chain j of thread tid calls f at iters arguments, the
+// first at lo + idx * spacing and each next one a float addition of step further, as the GPU
+// makes them, and keeps the largest result. f rises along the sweep, so the largest exact result
+// is f at the last argument, which the CPU computes in double precision.
+typedef struct {
+    float lo, spacing, span;   // sfu.cuh's constants for the function
+    double (*f)(double);       // the C library's double-precision function, the reference
+} sweep;
+static const sweep SIN_SWEEP = {SIN_LO, SIN_SPACING, SIN_SPAN, sin};
+static const sweep EXP_SWEEP = {EXP_LO, EXP_SPACING, EXP_SPAN, exp};
+
+static float sweep_step(const sweep *s, int iters) { return s->span / (float)iters; }
+static float sweep_first(const sweep *s, unsigned tid, int j) {
+    return s->lo + (float)((tid % 1024) * SFU_CHAINS + j) * s->spacing;
+}
+static float sweep_last(const sweep *s, unsigned tid, int j, int iters) {
+    float x = sweep_first(s, tid, j), step = sweep_step(s, iters);
+    for (int i = 1; i < iters; i++) x += step;
+    return x;
+}
+
+// The gap between v and the next float away from zero, for a normal v: 2^-23 for v in [1, 2).
+static double ulp_of(float v) {
+    int e;
+    frexpf(fabsf(v), &e);  // |v| = m 2^e with m in [0.5, 1)
+    return ldexp(1.0, e - 24);
+}
+
+// The error bounds of the CUDA C++ Programming Guide ("Mathematical Functions" appendix, its
+// single-precision and intrinsic-function tables). An ulp bound counts ulps of the correctly
+// rounded result; --use_fast_math maps sinf to __sinf and expf to __expf, whose bounds then hold.
+//   sinf, expf   2 ulp, over the full range
+//   __sinf       2^-21.41 absolute for x in [-pi, pi] ("larger otherwise"; sfu.cuh stays inside)
+//   __expf       2 + floor(|1.173 x|) ulp
+typedef enum { ULP2, ABS_SIN, ULP_EXP } error_bound;
+static const char *bound_text(error_bound b) {
+    return b == ULP2 ? "2 ulp" : b == ABS_SIN ? "2^-21.41 absolute" : "2 + floor(|1.173 x|) ulp";
+}
+static double fast_expf_ulps(float x) { return 2.0 + floor(fabs(1.173 * (double)x)); }
+
+// The rows of the version table at the end, in its order.
+enum {
+    MEMCPY, COPY, FMA, ADDMIN, SMEM, DFMA, DMMA, DMMA16,
+    SINF, FAST_SINF, SINF_FM, EXPF, FAST_EXPF, EXPF_FM,
+    FMA_W4, FMA_W4_SM1, FMA_W4_LANE1, FMA_W4_ILP1, FMA_ILP1,
+};
+static bool is_f64(int i) { return i == DFMA || i == DMMA || i == DMMA16; }
+static bool is_sfu(int i) { return i >= SINF && i <= EXPF_FM; }
+static bool is_fma(int i) { return i == FMA || (i >= FMA_W4 && i <= FMA_ILP1); }
+
 // ---- memory ceilings ----------------------------------------------------------------------------
 
 static void launch_memcpy(void *problem) {
@@ -166,19 +235,24 @@ static void launch_copy(void *problem) {
 
 // ---- arithmetic ceilings ------------------------------------------------------------------------
 
-// CHAINS independent FFMAs per trip, unrolled so the loop counter costs little next to them.
-__global__ void peak_fma(float *out, int iters) {
+// C independent FFMAs per trip (C = CHAINS), unrolled so the loop counter costs little next to
+// them: 128 FFMAs a pass through the loop whatever C is. Only the first `lanes` lanes of each warp
+// work (32: all of them); the others make no trips, and their warp issues each FFMA all the same.
+constexpr int FMA_UNROLLED = 16 * CHAINS;  // FFMAs a pass (a pragma cannot read a macro)
+template <int C>
+__global__ void peak_fma(float *out, int iters, unsigned lanes) {
     unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-    float x[CHAINS];
+    float x[C];
 #pragma unroll
-    for (int j = 0; j < CHAINS; j++) x[j] = (float)(tid % 1024 + j);  // exact: no rounding
-#pragma unroll 16
-    for (int i = 0; i < iters; i++)
+    for (int j = 0; j < C; j++) x[j] = (float)(tid % 1024 + j);  // exact: no rounding
+    int trips = threadIdx.x % 32 < lanes ? iters : 0;
+#pragma unroll(FMA_UNROLLED / C)
+    for (int i = 0; i < trips; i++)
 #pragma unroll
-        for (int j = 0; j < CHAINS; j++) x[j] = fmaf(x[j], FMA_A, FMA_B);
+        for (int j = 0; j < C; j++) x[j] = fmaf(x[j], FMA_A, FMA_B);
     float s = 0.0f;
 #pragma unroll
-    for (int j = 0; j < CHAINS; j++) s += x[j];
+    for (int j = 0; j < C; j++) s += x[j];
     out[tid] = s;  // the result keeps the compiler from removing the work
 }
 
@@ -300,15 +374,73 @@ __global__ void peak_dmma16(double *out, int trips) {
     out[tid] = s;
 }
 
+// The special-function rows: the sweep of sfu.cuh with four functions. sinf is a routine of some
+// twenty instructions on the FMA pipe: it reduces x to [-pi/4, pi/4] with three FMAs against the
+// parts of pi/2, evaluates a polynomial, and keeps a slow path (local memory) for |x| >= 105615
+// that our arguments never take. __sinf is one multiply by 1/(2 pi) and one MUFU.SIN, on the
+// special-function units: 16 results a clock an SM on compute capability 9.0 (Programming Guide,
+// "Arithmetic Instructions"), against 128 FMAs.
+__global__ void peak_sinf(float *out, int iters, float step) {
+    sfu_sweep(out, iters, SIN_LO, SIN_SPACING, step, call_sinf());
+}
+
+__global__ void peak_fast_sinf(float *out, int iters, float step) {
+    sfu_sweep(out, iters, SIN_LO, SIN_SPACING, step, call_fast_sinf());
+}
+
+// expf needs MUFU.EX2 too, but first splits x log2(e) into an integer and a fraction with FMAs
+// exact enough to keep 2 ulp; __expf rounds x log2(e) to a float and hands it to MUFU.EX2, which
+// is why its error grows with |x|.
+__global__ void peak_expf(float *out, int iters, float step) {
+    sfu_sweep(out, iters, EXP_LO, EXP_SPACING, step, call_expf());
+}
+
+__global__ void peak_fast_expf(float *out, int iters, float step) {
+    sfu_sweep(out, iters, EXP_LO, EXP_SPACING, step, call_fast_expf());
+}
+
 static unsigned arith_blocks(const peaks_problem *p) {
     return (unsigned)(p->threads / PEAK_THREADS);
 }
 
-static void launch_fma(void *problem) {
-    peaks_problem *p = (peaks_problem *)problem;
-    peak_fma<<<arith_blocks(p), PEAK_THREADS>>>(p->out, p->iters);
+// The shape of each fma row: how many blocks of how many threads, how many lanes of each warp
+// work, and how many chains each working thread runs. The grids of 4-warp blocks have one block
+// for each SM, and the block scheduler gives each SM one.
+typedef struct {
+    unsigned blocks, block, lanes;
+    int chains;
+} fma_shape;
+static fma_shape shape_of(const peaks_problem *p, int i) {
+    unsigned full = arith_blocks(p), sms = (unsigned)p->sms;  // full: every SM full of warps
+    switch (i) {
+    case FMA_W4: return {sms, W4_THREADS, 32, CHAINS};
+    case FMA_W4_SM1: return {1, W4_THREADS, 32, CHAINS};
+    case FMA_W4_LANE1: return {sms, W4_THREADS, 1, CHAINS};
+    case FMA_W4_ILP1: return {sms, W4_THREADS, 32, 1};
+    case FMA_ILP1: return {full, PEAK_THREADS, 32, 1};
+    default: return {full, PEAK_THREADS, 32, CHAINS};  // fma
+    }
+}
+
+static void launch_fma_shaped(const peaks_problem *p, int i) {
+    fma_shape s = shape_of(p, i);
+    if (s.chains == 1) peak_fma<1><<<s.blocks, s.block>>>(p->out, p->iters, s.lanes);
+    else peak_fma<CHAINS><<<s.blocks, s.block>>>(p->out, p->iters, s.lanes);
     CHECK_LAUNCH();
 }
+
+static void launch_fma(void *problem) { launch_fma_shaped((peaks_problem *)problem, FMA); }
+static void launch_fma_w4(void *problem) { launch_fma_shaped((peaks_problem *)problem, FMA_W4); }
+static void launch_fma_w4_sm1(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_W4_SM1);
+}
+static void launch_fma_w4_lane1(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_W4_LANE1);
+}
+static void launch_fma_w4_ilp1(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_W4_ILP1);
+}
+static void launch_fma_ilp1(void *problem) { launch_fma_shaped((peaks_problem *)problem, FMA_ILP1); }
 
 static void launch_addmin(void *problem) {
     peaks_problem *p = (peaks_problem *)problem;
@@ -340,6 +472,45 @@ static void launch_dmma16(void *problem) {
     CHECK_LAUNCH();
 }
 
+static void launch_sinf(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_sinf<<<arith_blocks(p), PEAK_THREADS>>>(p->out, p->iters, sweep_step(&SIN_SWEEP, p->iters));
+    CHECK_LAUNCH();
+}
+
+static void launch_fast_sinf(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_fast_sinf<<<arith_blocks(p), PEAK_THREADS>>>(p->out, p->iters,
+                                                      sweep_step(&SIN_SWEEP, p->iters));
+    CHECK_LAUNCH();
+}
+
+// fastmath.cu's kernel: peak_sinf's source, compiled with --use_fast_math.
+static void launch_sinf_fm(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    launch_sinf_fastmath(p->out, arith_blocks(p), PEAK_THREADS, p->iters,
+                         sweep_step(&SIN_SWEEP, p->iters));
+}
+
+static void launch_expf(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_expf<<<arith_blocks(p), PEAK_THREADS>>>(p->out, p->iters, sweep_step(&EXP_SWEEP, p->iters));
+    CHECK_LAUNCH();
+}
+
+static void launch_fast_expf(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_fast_expf<<<arith_blocks(p), PEAK_THREADS>>>(p->out, p->iters,
+                                                      sweep_step(&EXP_SWEEP, p->iters));
+    CHECK_LAUNCH();
+}
+
+static void launch_expf_fm(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    launch_expf_fastmath(p->out, arith_blocks(p), PEAK_THREADS, p->iters,
+                         sweep_step(&EXP_SWEEP, p->iters));
+}
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -351,17 +522,29 @@ static const version versions[] = {
     {"dfma", "dfma", launch_dfma, 0},
     {"dmma", "dmma-m8n8k4", launch_dmma, 0},
     {"dmma16", "dmma-m16n8k16", launch_dmma16, 0},
+    {"sinf", "ffma-poly", launch_sinf, 0},
+    {"__sinf", "mufu-sin", launch_fast_sinf, 0},
+    {"sinf-fm", "fast-math", launch_sinf_fm, 0},
+    {"expf", "ex2+ffma", launch_expf, 0},
+    {"__expf", "mufu-ex2", launch_fast_expf, 0},
+    {"expf-fm", "fast-math", launch_expf_fm, 0},
+    {"fma-w4", "4-warps", launch_fma_w4, 0},
+    {"fma-w4-sm1", "1-sm", launch_fma_w4_sm1, 0},
+    {"fma-w4-lane1", "1-lane", launch_fma_w4_lane1, 0},
+    {"fma-w4-ilp1", "1-chain", launch_fma_w4_ilp1, 0},
+    {"fma-ilp1", "full-1chain", launch_fma_ilp1, 0},
 };
-enum { MEMCPY, COPY, FMA, ADDMIN, SMEM, DFMA, DMMA, DMMA16 };  // rows of the table
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
 // What each ceiling counts, in the same order as the table. Datasheet figures per clock per SM
 // for compute capability 9.0: 128 FP32 FMA, 64 min/max (so 64 add+min pairs, since an SM issues
 // 4 instructions a clock), 32 banks x 4 bytes of shared memory, 64 FP64 FMA on the CUDA cores
 // and 128 on the tensor cores (the H100/H200 SXM's 34 and 67 TFLOP/s: 132 SMs at 1980 MHz);
-// device memory is 4.8 TB/s on the H200 SXM datasheet, shown against the SM clock to compare
-// like with like.
-typedef enum { BYTES, OPS } count_kind;
+// 16 sines or base-2 exponentials (MUFU.SIN, MUFU.EX2: the CUDA C++ Programming Guide's table
+// "Throughput of Native Arithmetic Instructions"); sinf and expf, routines of several
+// instructions, have no figure of their own. Device memory is 4.8 TB/s on the H200 SXM
+// datasheet, shown against the SM clock to compare like with like.
+typedef enum { BYTES, OPS, CALLS } count_kind;  // CALLS: one result a call, one operation
 typedef struct {
     count_kind kind;
     const char *per_clock;   // the unit of the per-clock-per-SM figure
@@ -377,16 +560,40 @@ static const ceiling ceilings[] = {
     {OPS, "fp64fma_per_clk_per_sm", 64},
     {OPS, "fp64fma_per_clk_per_sm", 128},
     {OPS, "fp64fma_per_clk_per_sm", 128},
+    {CALLS, "results_per_clk_per_sm", 0},
+    {CALLS, "results_per_clk_per_sm", 16},
+    {CALLS, "results_per_clk_per_sm", 16},
+    {CALLS, "results_per_clk_per_sm", 0},
+    {CALLS, "results_per_clk_per_sm", 16},
+    {CALLS, "results_per_clk_per_sm", 16},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
 };
 
+// Threads the row's grid runs: every SM full, but for the fma rows of other shapes.
+static size_t row_threads(const peaks_problem *p, int i) {
+    if (!is_fma(i)) return p->threads;
+    fma_shape s = shape_of(p, i);
+    return (size_t)s.blocks * s.block;
+}
+
 // Per launch: bytes moved (read + written) or operations (an FMA is 2 flops; an add+min pair is
-// 2 operations, counted as the min-plus chapter counts them). A warp's m8n8k4 is 256 FMAs, 8 a
-// thread; an m16n8k16 is 2048, 64 a thread.
+// 2 operations, counted as the min-plus chapter counts them; a sinf or an expf is 1). A warp's
+// m8n8k4 is 256 FMAs, 8 a thread; an m16n8k16 is 2048, 64 a thread. The fma rows count the FMAs
+// of the lanes at work only.
 static double work(const peaks_problem *p, int i) {
     double per_thread = (double)p->iters * CHAINS;
+    if (is_fma(i)) {
+        fma_shape s = shape_of(p, i);
+        return 2.0 * p->iters * s.chains * (double)row_threads(p, i) * s.lanes / 32.0;
+    }
+    if (is_sfu(i)) return (double)p->iters * SFU_CHAINS * (double)p->threads;
     switch (i) {
     case MEMCPY: case COPY: return 2.0 * (double)p->n * sizeof(float);
-    case FMA: case ADDMIN: case DFMA: return 2.0 * per_thread * (double)p->threads;
+    case ADDMIN: case DFMA: return 2.0 * per_thread * (double)p->threads;
     case DMMA: return 2.0 * 8.0 * per_thread * (double)p->threads;
     case DMMA16: return 2.0 * 64.0 * DMMA16_TRIPS(p->iters) * CHAINS * (double)p->threads;
     default: return (double)SMEM_TRIPS(p->iters) * CHAINS * 16.0 * (double)p->threads;
@@ -405,8 +612,59 @@ static const char *peaks_skip(const peaks_problem *p, int i) {
 
 // ---- checking -----------------------------------------------------------------------------------
 
-static void peaks_check(const peaks_problem *p, int i, check_result *r) {
-    if (i >= DFMA) {
+// The special-function rows' check: every chain of a sample of threads, against f at its last
+// argument. The largest of a sweep's results is within the bound of f at the last argument
+// whatever -k is: the last call's result is at least f(last) - bound, and an earlier call's at
+// most f(that argument) + its bound, both no more than f(last) + bound, since f and the bound
+// (in ulps of a smaller result, or absolute) rise along the sweep.
+typedef struct {
+    double ulp, abs;  // largest error seen: in ulps of the correctly rounded result, and absolute
+    size_t count;     // results compared
+} sfu_error;
+
+static error_bound bound_of(int i) {
+    return i == SINF || i == EXPF ? ULP2 : i <= SINF_FM ? ABS_SIN : ULP_EXP;
+}
+
+static void sfu_check(const peaks_problem *p, int i, check_result *r, sfu_error *err) {
+    const sweep *sw = i <= SINF_FM ? &SIN_SWEEP : &EXP_SWEEP;
+    error_bound b = bound_of(i);
+    CHECK(cudaMemcpy(p->host_out, p->out, p->threads * SFU_CHAINS * sizeof(float),
+                     cudaMemcpyDeviceToHost));
+    err->ulp = err->abs = 0.0, err->count = 0;
+    for (int s = 0; s < SAMPLE; s++) {
+        unsigned tid = (unsigned)((size_t)s * (p->threads - 1) / (SAMPLE - 1));
+        for (int j = 0; j < SFU_CHAINS; j++) {
+            float last = sweep_last(sw, tid, j, p->iters);
+            double want = sw->f((double)last);
+            float rounded = (float)want;  // the correctly rounded result (double is far closer)
+            double got = p->host_out[(size_t)j * p->threads + tid];
+            // the bound, from the exact value: b's ulps of the rounded result, plus the distance
+            // (at most half an ulp) from that to the exact value
+            double x_max = fmax(fabs(sweep_first(sw, tid, j)), fabs(last));
+            double ulps = b == ULP2 ? 2.0 : fast_expf_ulps((float)x_max);
+            double tol = b == ABS_SIN ? exp2(-21.41)
+                                      : ulps * ulp_of(rounded) + fabs((double)rounded - want);
+            check_f64(r, &got, &want, 1, 1, tid, tol, 0.0);
+            err->ulp = fmax(err->ulp, fabs(got - rounded) / ulp_of(rounded));
+            err->abs = fmax(err->abs, fabs(got - want));
+            err->count++;
+        }
+    }
+}
+
+// The fma rows' CPU model for one thread: its lane at work or idle (0 trips).
+static float fma_row_cpu(const peaks_problem *p, int i, unsigned tid) {
+    fma_shape s = shape_of(p, i);
+    return fma_cpu(tid, tid % 32 < s.lanes ? p->iters : 0, s.chains);
+}
+
+static void peaks_check(const peaks_problem *p, int i, check_result *r, sfu_error *err) {
+    if (is_sfu(i)) {
+        sfu_check(p, i, r, err);
+        return;
+    }
+    if (is_f64(i)) {
         CHECK(cudaMemcpy(p->host_out64, p->out64, p->threads * sizeof(double),
                          cudaMemcpyDeviceToHost));
         for (int s = 0; s < SAMPLE; s++) {
@@ -423,14 +681,21 @@ static void peaks_check(const peaks_problem *p, int i, check_result *r) {
         check_f32(r, p->host_dst, p->host_src, 1, p->n, 0, 0.0, 0.0);
         return;
     }
-    CHECK(cudaMemcpy(p->host_out, p->out, p->threads * sizeof(float), cudaMemcpyDeviceToHost));
+    size_t threads = row_threads(p, i);
+    CHECK(cudaMemcpy(p->host_out, p->out, threads * sizeof(float), cudaMemcpyDeviceToHost));
     // Recompute a sample of threads on the CPU, spread across the grid; each must match exactly.
+    // The fma rows also check lane 0 of each sampled thread's warp, which works in every shape.
     for (int s = 0; s < SAMPLE; s++) {
-        unsigned tid = (unsigned)((size_t)s * (p->threads - 1) / (SAMPLE - 1));
-        float want = i == FMA      ? fma_cpu(tid, p->iters)
+        unsigned tid = (unsigned)((size_t)s * (threads - 1) / (SAMPLE - 1));
+        float want = is_fma(i)     ? fma_row_cpu(p, i, tid)
                      : i == ADDMIN ? addmin_cpu(tid, p->iters)
-                              : smem_cpu(tid, SMEM_TRIPS(p->iters));
+                                   : smem_cpu(tid, SMEM_TRIPS(p->iters));
         check_f32(r, &p->host_out[tid], &want, 1, 1, tid, 0.0, 0.0);
+        if (is_fma(i)) {
+            unsigned lane0 = tid & ~31u;
+            want = fma_row_cpu(p, i, lane0);
+            check_f32(r, &p->host_out[lane0], &want, 1, 1, lane0, 0.0, 0.0);
+        }
     }
 }
 
@@ -443,12 +708,19 @@ static int peaks_self_test(void) {
     failed += !ok;
     // each chain x -> a x + b approaches b / (1 - a) = 1; after k steps it is
     // 1 + (x0 - 1) a^k, which double arithmetic gives to far better than float's rounding
-    float f = fma_cpu(5, DEFAULT_ITERS);
+    float f = fma_cpu(5, DEFAULT_ITERS, CHAINS);
     double want_f = 0.0;
     for (int j = 0; j < CHAINS; j++)
         want_f += 1.0 + (5.0 + j - 1.0) * pow((double)FMA_A, DEFAULT_ITERS);
     ok = fabs(f - want_f) < 1e-3 * want_f;
     printf("%s fma_cpu: %g matches the closed form %g\n", ok ? "PASS" : "FAIL", f, want_f);
+    failed += !ok;
+    // one chain, and an idle lane: 0 trips leave the starting value
+    f = fma_cpu(5, DEFAULT_ITERS, 1);
+    ok = fabs(f - (1.0 + 4.0 * pow((double)FMA_A, DEFAULT_ITERS))) < 1e-3 && fma_cpu(5, 0, 1) == 5.0f &&
+         fma_cpu(5, 0, CHAINS) == (float)(CHAINS * 5 + CHAINS * (CHAINS - 1) / 2);
+    printf("%s fma_cpu: one chain follows the closed form; an idle lane keeps its start\n",
+           ok ? "PASS" : "FAIL");
     failed += !ok;
     // addmin: y falls by exactly ITERS / 1024, and v follows it
     float a = addmin_cpu(3, DEFAULT_ITERS), want = 0.0f;
@@ -495,6 +767,53 @@ static int peaks_self_test(void) {
     ok = dmma_cpu(5, 10) == d5;
     printf("%s dmma_cpu: lane 5 gains (4 - 3) a trip for each accumulator\n", ok ? "PASS" : "FAIL");
     failed += !ok;
+    // ulps: 1 is 2^-23 from the next float up, 0.75 is 2^-24, 403 (e^6) is 2^-15
+    ok = ulp_of(1.0f) == 0x1p-23 && ulp_of(0.75f) == 0x1p-24 && ulp_of(403.0f) == 0x1p-15 &&
+         ulp_of(-3.0f) == 0x1p-22;
+    printf("%s ulp_of: 1, 0.75, 403 and -3 lie 2^-23, 2^-24, 2^-15 and 2^-22 from their next float\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    ok = fast_expf_ulps(6.0f) == 9.0 && fast_expf_ulps(-2.0f) == 4.0 && fast_expf_ulps(0.5f) == 2.0;
+    printf("%s fast_expf_ulps: __expf's bound is 9 ulp at 6, 4 at -2, 2 at 0.5\n", ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // the sweeps: with 2^14 calls every addition is exact, so the last argument is the first plus
+    // (2^14 - 1) steps; the last thread's last chain ends below 1.5 (sin) and 6 (exp)
+    const sweep *sweeps[2] = {&SIN_SWEEP, &EXP_SWEEP};
+    for (int w = 0; w < 2; w++) {
+        const sweep *sw = sweeps[w];
+        unsigned tid = 1023;
+        int j = SFU_CHAINS - 1;
+        float last = sweep_last(sw, tid, j, DEFAULT_ITERS);
+        double closed = (double)sweep_first(sw, tid, j) +
+                        (double)(DEFAULT_ITERS - 1) * sw->span / DEFAULT_ITERS;
+        ok = (double)last == closed && last < sw->lo + 8192 * sw->spacing + sw->span;
+        printf("%s sweep_last (%s): the last argument %.9g is the first plus %d steps\n",
+               ok ? "PASS" : "FAIL", w == 0 ? "sin" : "exp", last, DEFAULT_ITERS - 1);
+        failed += !ok;
+    }
+    ok = SIN_LO + 8192 * SIN_SPACING + SIN_SPAN < M_PI / 2 && SIN_LO > 0;
+    printf("%s sweeps: sin's arguments stay in (0, pi/2), where it rises, inside __sinf's [-pi, pi]\n",
+           ok ? "PASS" : "FAIL");
+    failed += !ok;
+    // the largest result of a sweep is f at its last argument: by brute force over every call,
+    // for a few chains and trip counts (7 and 1000: additions that round)
+    int iters_tried[3] = {1, 7, 1000};
+    for (int w = 0; w < 2; w++)
+        for (int t = 0; t < 3; t++) {
+            const sweep *sw = sweeps[w];
+            int iters = iters_tried[t];
+            ok = 1;
+            for (unsigned tid = 0; tid < 1024; tid += 341)
+                for (int j = 0; j < SFU_CHAINS; j += 3) {
+                    float x = sweep_first(sw, tid, j), step = sweep_step(sw, iters);
+                    double best = -INFINITY;
+                    for (int i = 0; i < iters; i++, x += step) best = fmax(best, sw->f(x));
+                    ok &= best == sw->f(sweep_last(sw, tid, j, iters));
+                }
+            printf("%s sfu reference (%s, -k %d): the largest result is f at the last argument\n",
+                   ok ? "PASS" : "FAIL", w == 0 ? "sin" : "exp", iters);
+            failed += !ok;
+        }
     return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
 
@@ -528,11 +847,12 @@ int main(int argc, char **argv) {
     gpu_require(size_mul(bytes, 2), "the two copy buffers");
     p.src = (float *)gpu_alloc(bytes, "the copy source");
     p.dst = (float *)gpu_alloc(bytes, "the copy destination");
-    p.out = (float *)gpu_alloc(p.threads * sizeof(float), "the per-thread results");
+    size_t out_bytes = p.threads * SFU_CHAINS * sizeof(float);  // the special functions' rows
+    p.out = (float *)gpu_alloc(out_bytes, "the per-thread results");
     p.out64 = (double *)gpu_alloc(p.threads * sizeof(double), "the per-thread FP64 results");
     p.host_src = (float *)host_alloc(bytes, "the copy source");
     p.host_dst = (float *)host_alloc(bytes, "the copied data");
-    p.host_out = (float *)host_alloc(p.threads * sizeof(float), "the per-thread results");
+    p.host_out = (float *)host_alloc(out_bytes, "the per-thread results");
     p.host_out64 = (double *)host_alloc(p.threads * sizeof(double), "the per-thread FP64 results");
     rng g;
     rng_init(&g, o.seed);
@@ -551,34 +871,36 @@ int main(int argc, char **argv) {
             continue;
         }
         if (i <= COPY) gpu_poison(p.dst, bytes);
-        else if (i >= DFMA) gpu_poison(p.out64, p.threads * sizeof(double));
-        else gpu_poison(p.out, p.threads * sizeof(float));
+        else if (is_f64(i)) gpu_poison(p.out64, p.threads * sizeof(double));
+        else gpu_poison(p.out, out_bytes);
         v->launch(&p);
         CHECK(cudaDeviceSynchronize());
         check_result r;
         check_init(&r);
-        peaks_check(&p, i, &r);
+        sfu_error err = {};
+        peaks_check(&p, i, &r, &err);
         timing t = {NAN, NAN, NAN};
         if (check_ok(&r) && !o.check_only) {
             t = time_launches(v, &p, o.warmup, o.reps, o.flush_l2);
             check_result again;  // the last timed launch's output
             check_init(&again);
-            peaks_check(&p, i, &again);
+            peaks_check(&p, i, &again, &err);
             if (!check_ok(&again)) r = again;
         }
         int ok = check_ok(&r);
         double rate = work(&p, i) / (t.median * 1e-3);  // per second
-        double per_clock = rate / 2.0 * (ceilings[i].kind == OPS) +
-                           rate * (ceilings[i].kind == BYTES);  // ops counted in pairs/FMAs
+        // per clock per SM: FMAs and add+min pairs (2 operations each), results, or bytes
+        double per_clock = ceilings[i].kind == OPS ? rate / 2.0 : rate;
         per_clock /= (double)env.sms * clock_hz;
         result_row row = {};
         row.chapter = o.chapter, row.version = v->tag, row.idea = v->idea, row.input = NULL;
-        row.m = 1, row.n = (i <= COPY) ? p.n : p.threads, row.k = (i <= COPY) ? 1 : (size_t)p.iters;
+        row.m = 1, row.n = (i <= COPY) ? p.n : row_threads(&p, i);
+        row.k = (i <= COPY) ? 1 : (size_t)p.iters;
         row.reps = o.check_only ? 0 : o.reps;
         row.ms_median = ok ? t.median : NAN, row.ms_min = ok ? t.min : NAN;
         row.ms_max = ok ? t.max : NAN;
         row.gbps = ceilings[i].kind == BYTES && ok ? rate / 1e9 : NAN;
-        row.gflops = ceilings[i].kind == OPS && ok ? rate / 1e9 : NAN;
+        row.gflops = ceilings[i].kind != BYTES && ok ? rate / 1e9 : NAN;
         row.pct_of_baseline = ceilings[i].datasheet > 0 && ok
                                   ? 100.0 * per_clock / ceilings[i].datasheet : NAN;
         row.max_rel_err = r.max_rel;
@@ -586,6 +908,9 @@ int main(int argc, char **argv) {
         row.extra_name = ceilings[i].per_clock;
         row.extra_value = ok ? per_clock : NAN;
         report_table_row(stdout, &row);
+        if (is_sfu(i))
+            printf("    %s: largest error %.2f ulp, %.2g absolute, over %zu results (bound: %s)\n",
+                   v->tag, err.ulp, err.abs, err.count, bound_text(bound_of(i)));
         if (o.csv && csv_append(o.csv, &row) != 0) return KL_EXIT_USAGE;
         wrong |= !ok;
     }
