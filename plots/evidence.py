@@ -88,11 +88,21 @@ def chapter_name(program):
 # WMMA; HGMMA: wgmma), shared-memory loads and stores (LDSM: ldmatrix), global ones, cp.async
 # (LDGSTS), TMA loads (UTMALDG), mbarrier operations (SYNCS), FMAs, shuffles, atomics, barriers,
 # special-function-unit instructions (MUFU: sine, base-2 exponential, reciprocal...), multiplies
-# and local-memory loads (LDL: spills, or sinf's slow path). A count includes every variant of
-# the opcode (FFMA.SAT, MUFU.EX2).
+# local-memory loads (LDL: spills, or sinf's slow path), global reductions (REDG: an atomic whose
+# result is unused), branches, the adds and mins of the min-plus loop (FADD, FMNMX, and VIMNMX3,
+# Hopper's three-way integer min), and last `instructions`, every instruction of the kernel's
+# code, NOP padding included: its size, at 16 bytes an instruction. A count includes every
+# variant of the opcode (FFMA.SAT, MUFU.EX2, LDG.E.CONSTANT).
 OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS", "UTMALDG",
-           "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR", "MUFU", "FMUL", "LDL"]
-SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)")
+           "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR", "MUFU", "FMUL", "LDL",
+           "REDG", "BRA", "FADD", "FMNMX", "VIMNMX3"]
+# Widths and paths, counted on the opcode's modifiers: 16-byte global and shared accesses
+# (LDG.E.128, STS.128...) and global loads through the read-only path (LDG.E.CONSTANT).
+MODIFIED = {"LDG.128": ("LDG", "128"), "STG.128": ("STG", "128"), "LDS.128": ("LDS", "128"),
+            "STS.128": ("STS", "128"), "LDG.CONSTANT": ("LDG", "CONSTANT")}
+TOTAL = "instructions"
+COUNTS = OPCODES + list(MODIFIED) + [TOTAL]
+SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)((?:\.\w+)*)")
 
 
 CUOBJDUMP = ["cuobjdump"]  # the one beside --nvcc, when given
@@ -113,12 +123,17 @@ def parse_sass(cubin):
     for line in text.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
-            row = {"kernel": kernel_name(m.group(1)), **{op: 0 for op in OPCODES}}
+            row = {"kernel": kernel_name(m.group(1)), **{c: 0 for c in COUNTS}}
             rows.append(row)
             continue
         m = SASS_LINE.search(line)
-        if row is not None and m and m.group(1) in row:
-            row[m.group(1)] += 1
+        if row is not None and m:
+            op, modifiers = m.group(1), m.group(2).split(".")
+            row[TOTAL] += 1
+            if op in OPCODES:
+                row[op] += 1
+            for column, (base, modifier) in MODIFIED.items():
+                row[column] += op == base and modifier in modifiers
     return sorted(rows, key=lambda r: r["kernel"])
 
 
@@ -135,7 +150,7 @@ def render(ptxas_files):
         cubin = path[:-len(".ptxas")] + ".cubin"
         if os.path.exists(cubin) and have_cuobjdump():
             buf = io.StringIO()
-            w = csv.DictWriter(buf, ["kernel"] + OPCODES, lineterminator="\n")
+            w = csv.DictWriter(buf, ["kernel"] + COUNTS, lineterminator="\n")
             w.writeheader()
             w.writerows(parse_sass(cubin))
             out[f"{chapter_name(program)}-sass.csv"] = buf.getvalue()

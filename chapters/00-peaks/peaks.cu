@@ -21,6 +21,16 @@
 //   fma-w4-lane1 one lane of each warp's 32 at work: the vector unit one lane wide
 //   fma-w4-ilp1  one chain a thread: each FMA waits for the last (no instruction-level parallelism)
 //   fma-ilp1     one chain a thread but every SM full of warps: other warps hide the wait
+// The fma loop unrolled less and more than fma's 16 trips a pass (#pragma unroll N): what
+// unrolling buys, and what it costs once the loop outgrows the instruction caches:
+//   fma-unroll1     the loop rolled: a counter, a compare and a branch for every 8 FFMAs
+//   fma-unroll128   1024 FFMAs a pass, about 17 KiB of machine code (16 bytes an instruction)
+//   fma-unroll512   4096 FFMAs, about 66 KiB
+//   fma-unroll2048  16384 FFMAs, about 260 KiB (nvcc unrolls no further: it ignores 4096)
+// The smem loop with narrower loads, and the old 8-byte bank mode:
+//   smem-lds32      4-byte loads: a warp reads 128 contiguous bytes, a quarter of LDS.128's
+//   smem-lds64      8-byte loads
+//   smem-lds64-8b   smem-lds64 after asking for 8-byte banks (cudaDeviceSetSharedMemConfig)
 //
 // Each is reported as a rate, per clock per SM, and against the datasheet where it has one.
 //
@@ -31,6 +41,8 @@
 //                  build/peaks -v fma,dfma,dmma           (single against double precision)
 //                  build/peaks -v sinf,__sinf,sinf-fm     (the special-function units)
 //                  build/peaks -k 262144 -v fma-w4,fma-w4-sm1,fma-w4-lane1,fma-w4-ilp1,fma-ilp1
+//                  build/peaks -v fma,fma-unroll1,fma-unroll2048    (unrolling, measured)
+//                  build/peaks -v smem,smem-lds32,smem-lds64,smem-lds64-8b
 #include <math.h>
 #include <string.h>
 
@@ -60,6 +72,9 @@
 // the sanitizers use a few. The shared-memory kernel makes a quarter as many, each moving more.
 #define DEFAULT_ITERS 16384
 #define SMEM_TRIPS(iters) ((iters) / 4 > 0 ? (iters) / 4 : 1)
+// Loads of W floats (4, 2 or 1: LDS.128, LDS.64, LDS.32) make 4 / W times the trips of the
+// 16-byte loads, so that every smem row moves the same bytes.
+static int smem_trips(int iters, int w) { return SMEM_TRIPS(iters) * (4 / w); }
 // An m16n8k16 tensor-core instruction does 8 times the work of an m8n8k4 one; the dmma16
 // kernel makes an eighth as many trips so that both take about as long.
 #define DMMA16_TRIPS(iters) ((iters) / 8 > 0 ? (iters) / 8 : 1)
@@ -114,14 +129,16 @@ static float addmin_cpu(unsigned tid, int iters) {
 
 // smem: the buffer holds small integers, so every sum below is exact in float.
 static float smem_value(int i) { return (float)(i % 7); }
-static float smem_cpu(unsigned tid, int trips) {
+// A thread's sum over its loads of w floats each, in the kernel's order of additions.
+static float smem_cpu(unsigned tid, int trips, int w) {
     float acc = 0.0f;
-    unsigned t = tid % PEAK_THREADS;
+    unsigned t = tid % PEAK_THREADS, count = SMEM_FLOAT4S * 4 / w;  // loads of w floats
     for (int i = 0; i < trips; i++)
         for (int j = 0; j < CHAINS; j++) {
-            int idx = (int)((t + (unsigned)(i * CHAINS + j) * 32u) & (SMEM_FLOAT4S - 1));
-            acc += smem_value(4 * idx) + smem_value(4 * idx + 1) + smem_value(4 * idx + 2) +
-                   smem_value(4 * idx + 3);
+            int idx = (int)((t + (unsigned)(i * CHAINS + j) * 32u) & (count - 1));
+            float v = smem_value(w * idx);
+            for (int e = 1; e < w; e++) v += smem_value(w * idx + e);
+            acc += v;
         }
     return acc;
 }
@@ -216,10 +233,13 @@ enum {
     MEMCPY, COPY, FMA, ADDMIN, SMEM, DFMA, DMMA, DMMA16,
     SINF, FAST_SINF, SINF_FM, EXPF, FAST_EXPF, EXPF_FM,
     FMA_W4, FMA_W4_SM1, FMA_W4_LANE1, FMA_W4_ILP1, FMA_ILP1,
+    FMA_UNROLL1, FMA_UNROLL128, FMA_UNROLL512, FMA_UNROLL2048,
+    SMEM32, SMEM64, SMEM64_8B,
 };
 static bool is_f64(int i) { return i == DFMA || i == DMMA || i == DMMA16; }
 static bool is_sfu(int i) { return i >= SINF && i <= EXPF_FM; }
-static bool is_fma(int i) { return i == FMA || (i >= FMA_W4 && i <= FMA_ILP1); }
+static bool is_fma(int i) { return i == FMA || (i >= FMA_W4 && i <= FMA_UNROLL2048); }
+static int smem_width(int i) { return i == SMEM32 ? 1 : i == SMEM ? 4 : 2; }  // floats a load
 
 // ---- memory ceilings ----------------------------------------------------------------------------
 
@@ -238,15 +258,16 @@ static void launch_copy(void *problem) {
 // C independent FFMAs per trip (C = CHAINS), unrolled so the loop counter costs little next to
 // them: 128 FFMAs a pass through the loop whatever C is. Only the first `lanes` lanes of each warp
 // work (32: all of them); the others make no trips, and their warp issues each FFMA all the same.
+// The fma-unroll rows set the trips a pass (UNROLL) themselves.
 constexpr int FMA_UNROLLED = 16 * CHAINS;  // FFMAs a pass (a pragma cannot read a macro)
-template <int C>
+template <int C, int UNROLL = FMA_UNROLLED / C>
 __global__ void peak_fma(float *out, int iters, unsigned lanes) {
     unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
     float x[C];
 #pragma unroll
     for (int j = 0; j < C; j++) x[j] = (float)(tid % 1024 + j);  // exact: no rounding
     int trips = threadIdx.x % 32 < lanes ? iters : 0;
-#pragma unroll(FMA_UNROLLED / C)
+#pragma unroll(UNROLL)
     for (int i = 0; i < trips; i++)
 #pragma unroll
         for (int j = 0; j < C; j++) x[j] = fmaf(x[j], FMA_A, FMA_B);
@@ -279,20 +300,25 @@ __global__ void peak_addmin(float *out, int iters) {
 // 32 banks. The loop stays rolled (unroll 1): unrolled, several trips would read the same
 // addresses, and the compiler would rightly load them once, so we would measure fewer loads
 // than we count. The index moves every trip, so no load can be hoisted out of the loop.
+// T = float2 or float: loads of 8 or 4 bytes from the same buffer, 256 or 128 bytes a warp.
+__device__ __forceinline__ float sum_of(float v) { return v; }
+__device__ __forceinline__ float sum_of(float2 v) { return v.x + v.y; }
+__device__ __forceinline__ float sum_of(float4 v) { return v.x + v.y + v.z + v.w; }
+template <typename T>
 __global__ void peak_smem(float *out, int trips) {
     __shared__ float4 buf[SMEM_FLOAT4S];  // 16 KiB
     for (int i = threadIdx.x; i < SMEM_FLOAT4S; i += blockDim.x)
         buf[i] = make_float4((float)((4 * i) % 7), (float)((4 * i + 1) % 7),
                              (float)((4 * i + 2) % 7), (float)((4 * i + 3) % 7));
     __syncthreads();  // the buffer is full before anyone reads it
+    const T *loads = (const T *)buf;
+    constexpr unsigned count = sizeof buf / sizeof(T);
     float acc = 0.0f;
 #pragma unroll 1
     for (int i = 0; i < trips; i++)
 #pragma unroll
-        for (int j = 0; j < CHAINS; j++) {
-            float4 v = buf[(threadIdx.x + (unsigned)(i * CHAINS + j) * 32u) & (SMEM_FLOAT4S - 1)];
-            acc += v.x + v.y + v.z + v.w;
-        }
+        for (int j = 0; j < CHAINS; j++)
+            acc += sum_of(loads[(threadIdx.x + (unsigned)(i * CHAINS + j) * 32u) & (count - 1)]);
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
@@ -408,24 +434,33 @@ static unsigned arith_blocks(const peaks_problem *p) {
 // for each SM, and the block scheduler gives each SM one.
 typedef struct {
     unsigned blocks, block, lanes;
-    int chains;
+    int chains, unroll;  // unroll: the loop's trips a pass
 } fma_shape;
 static fma_shape shape_of(const peaks_problem *p, int i) {
     unsigned full = arith_blocks(p), sms = (unsigned)p->sms;  // full: every SM full of warps
     switch (i) {
-    case FMA_W4: return {sms, W4_THREADS, 32, CHAINS};
-    case FMA_W4_SM1: return {1, W4_THREADS, 32, CHAINS};
-    case FMA_W4_LANE1: return {sms, W4_THREADS, 1, CHAINS};
-    case FMA_W4_ILP1: return {sms, W4_THREADS, 32, 1};
-    case FMA_ILP1: return {full, PEAK_THREADS, 32, 1};
-    default: return {full, PEAK_THREADS, 32, CHAINS};  // fma
+    case FMA_W4: return {sms, W4_THREADS, 32, CHAINS, FMA_UNROLLED / CHAINS};
+    case FMA_W4_SM1: return {1, W4_THREADS, 32, CHAINS, FMA_UNROLLED / CHAINS};
+    case FMA_W4_LANE1: return {sms, W4_THREADS, 1, CHAINS, FMA_UNROLLED / CHAINS};
+    case FMA_W4_ILP1: return {sms, W4_THREADS, 32, 1, FMA_UNROLLED};
+    case FMA_ILP1: return {full, PEAK_THREADS, 32, 1, FMA_UNROLLED};
+    case FMA_UNROLL1: return {full, PEAK_THREADS, 32, CHAINS, 1};
+    case FMA_UNROLL128: return {full, PEAK_THREADS, 32, CHAINS, 128};
+    case FMA_UNROLL512: return {full, PEAK_THREADS, 32, CHAINS, 512};
+    case FMA_UNROLL2048: return {full, PEAK_THREADS, 32, CHAINS, 2048};
+    default: return {full, PEAK_THREADS, 32, CHAINS, FMA_UNROLLED / CHAINS};  // fma
     }
 }
 
 static void launch_fma_shaped(const peaks_problem *p, int i) {
     fma_shape s = shape_of(p, i);
-    if (s.chains == 1) peak_fma<1><<<s.blocks, s.block>>>(p->out, p->iters, s.lanes);
-    else peak_fma<CHAINS><<<s.blocks, s.block>>>(p->out, p->iters, s.lanes);
+    auto go = [&](auto kernel) { kernel<<<s.blocks, s.block>>>(p->out, p->iters, s.lanes); };
+    if (s.chains == 1) go(peak_fma<1>);
+    else if (s.unroll == 1) go(peak_fma<CHAINS, 1>);
+    else if (s.unroll == 128) go(peak_fma<CHAINS, 128>);
+    else if (s.unroll == 512) go(peak_fma<CHAINS, 512>);
+    else if (s.unroll == 2048) go(peak_fma<CHAINS, 2048>);
+    else go(peak_fma<CHAINS>);
     CHECK_LAUNCH();
 }
 
@@ -441,6 +476,18 @@ static void launch_fma_w4_ilp1(void *problem) {
     launch_fma_shaped((peaks_problem *)problem, FMA_W4_ILP1);
 }
 static void launch_fma_ilp1(void *problem) { launch_fma_shaped((peaks_problem *)problem, FMA_ILP1); }
+static void launch_fma_unroll1(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_UNROLL1);
+}
+static void launch_fma_unroll128(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_UNROLL128);
+}
+static void launch_fma_unroll512(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_UNROLL512);
+}
+static void launch_fma_unroll2048(void *problem) {
+    launch_fma_shaped((peaks_problem *)problem, FMA_UNROLL2048);
+}
 
 static void launch_addmin(void *problem) {
     peaks_problem *p = (peaks_problem *)problem;
@@ -450,9 +497,51 @@ static void launch_addmin(void *problem) {
 
 static void launch_smem(void *problem) {
     peaks_problem *p = (peaks_problem *)problem;
-    peak_smem<<<arith_blocks(p), PEAK_THREADS>>>(p->out, SMEM_TRIPS(p->iters));
+    peak_smem<float4><<<arith_blocks(p), PEAK_THREADS>>>(p->out, smem_trips(p->iters, 4));
     CHECK_LAUNCH();
 }
+
+static void launch_smem32(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_smem<float><<<arith_blocks(p), PEAK_THREADS>>>(p->out, smem_trips(p->iters, 1));
+    CHECK_LAUNCH();
+}
+
+static void launch_smem64(void *problem) {
+    peaks_problem *p = (peaks_problem *)problem;
+    peak_smem<float2><<<arith_blocks(p), PEAK_THREADS>>>(p->out, smem_trips(p->iters, 2));
+    CHECK_LAUNCH();
+}
+
+// Kepler (compute capability 3.x) could make its banks 8 bytes wide, so that a warp's 8-byte
+// loads went through in one pass instead of two; cudaDeviceSetSharedMemConfig chose the width.
+// Later GPUs have 4-byte banks and no such setting: the call is accepted and changes nothing
+// (the runtime marks it deprecated). This row asks for 8-byte banks around smem-lds64's launch,
+// and puts the old setting back after it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static cudaSharedMemConfig bank_config(void) {
+    cudaSharedMemConfig config;
+    CHECK(cudaDeviceGetSharedMemConfig(&config));
+    return config;
+}
+
+static void launch_smem64_8b(void *problem) {
+    cudaSharedMemConfig before = bank_config();
+    CHECK(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte));
+    launch_smem64(problem);
+    CHECK(cudaDeviceSetSharedMemConfig(before));
+}
+
+// What the device reports once asked for 8-byte banks: printed below the row.
+static int bank_bytes_when_asked_for_8(void) {
+    cudaSharedMemConfig before = bank_config();
+    CHECK(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeEightByte));
+    cudaSharedMemConfig now = bank_config();
+    CHECK(cudaDeviceSetSharedMemConfig(before));
+    return now == cudaSharedMemBankSizeEightByte ? 8 : 4;
+}
+#pragma GCC diagnostic pop
 
 static void launch_dfma(void *problem) {
     peaks_problem *p = (peaks_problem *)problem;
@@ -533,6 +622,13 @@ static const version versions[] = {
     {"fma-w4-lane1", "1-lane", launch_fma_w4_lane1, 0},
     {"fma-w4-ilp1", "1-chain", launch_fma_w4_ilp1, 0},
     {"fma-ilp1", "full-1chain", launch_fma_ilp1, 0},
+    {"fma-unroll1", "rolled", launch_fma_unroll1, 0},
+    {"fma-unroll128", "17-KiB-loop", launch_fma_unroll128, 0},
+    {"fma-unroll512", "66-KiB-loop", launch_fma_unroll512, 0},
+    {"fma-unroll2048", "260-KiB-loop", launch_fma_unroll2048, 0},
+    {"smem-lds32", "lds32", launch_smem32, 0},
+    {"smem-lds64", "lds64", launch_smem64, 0},
+    {"smem-lds64-8b", "lds64-8byte-banks", launch_smem64_8b, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -571,7 +667,15 @@ static const ceiling ceilings[] = {
     {OPS, "ffma_per_clk_per_sm", 128},
     {OPS, "ffma_per_clk_per_sm", 128},
     {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {OPS, "ffma_per_clk_per_sm", 128},
+    {BYTES, "B_per_clk_per_sm", 128},
+    {BYTES, "B_per_clk_per_sm", 128},
+    {BYTES, "B_per_clk_per_sm", 128},
 };
+static_assert(sizeof ceilings / sizeof ceilings[0] == SMEM64_8B + 1, "a ceiling for every row");
 
 // Threads the row's grid runs: every SM full, but for the fma rows of other shapes.
 static size_t row_threads(const peaks_problem *p, int i) {
@@ -596,7 +700,9 @@ static double work(const peaks_problem *p, int i) {
     case ADDMIN: case DFMA: return 2.0 * per_thread * (double)p->threads;
     case DMMA: return 2.0 * 8.0 * per_thread * (double)p->threads;
     case DMMA16: return 2.0 * 64.0 * DMMA16_TRIPS(p->iters) * CHAINS * (double)p->threads;
-    default: return (double)SMEM_TRIPS(p->iters) * CHAINS * 16.0 * (double)p->threads;
+    default:  // the smem rows
+        return (double)smem_trips(p->iters, smem_width(i)) * CHAINS * 4.0 * smem_width(i) *
+               (double)p->threads;
     }
 }
 
@@ -689,7 +795,7 @@ static void peaks_check(const peaks_problem *p, int i, check_result *r, sfu_erro
         unsigned tid = (unsigned)((size_t)s * (threads - 1) / (SAMPLE - 1));
         float want = is_fma(i)     ? fma_row_cpu(p, i, tid)
                      : i == ADDMIN ? addmin_cpu(tid, p->iters)
-                                   : smem_cpu(tid, SMEM_TRIPS(p->iters));
+                                   : smem_cpu(tid, smem_trips(p->iters, smem_width(i)), smem_width(i));
         check_f32(r, &p->host_out[tid], &want, 1, 1, tid, 0.0, 0.0);
         if (is_fma(i)) {
             unsigned lane0 = tid & ~31u;
@@ -729,19 +835,23 @@ static int peaks_self_test(void) {
     printf("%s addmin_cpu: every chain ends at its start - %d/1024\n", ok ? "PASS" : "FAIL",
            DEFAULT_ITERS);
     failed += !ok;
-    // smem: thread t reads float4 t + 32 q (mod 1024) for q = 8 i + j, so every 4 trips visit
-    // the 32 float4s t % 32 + 32 r once each: trips * CHAINS / 32 times each in all
-    for (unsigned t = 0; t < PEAK_THREADS; t += 37) {
-        double want_s = 0.0;
-        for (int r = 0; r < 32; r++) {
-            int idx = (int)(t % 32) + 32 * r;
-            for (int e = 0; e < 4; e++) want_s += smem_value(4 * idx + e);
+    // smem: thread t reads load t + 32 q (mod count, the loads of w floats in the buffer) for
+    // q = 8 i + j, so it visits the count / 32 loads t % 32 + 32 r in turn, each
+    // trips * CHAINS / (count / 32) times in all (float4: 32 loads, every 4 trips)
+    for (int w = 1; w <= 4; w *= 2) {
+        int count = SMEM_FLOAT4S * 4 / w, trips = smem_trips(DEFAULT_ITERS, w);
+        for (unsigned t = 0; t < PEAK_THREADS; t += 37) {
+            double want_s = 0.0;
+            for (int r = 0; r < count / 32; r++) {
+                int idx = (int)(t % 32) + 32 * r;
+                for (int e = 0; e < w; e++) want_s += smem_value(w * idx + e);
+            }
+            want_s *= (double)trips * CHAINS / (count / 32);
+            ok = smem_cpu(t, trips, w) == (float)want_s;
+            printf("%s smem_cpu: %d-byte loads, thread %u matches the closed form %g\n",
+                   ok ? "PASS" : "FAIL", 4 * w, t, want_s);
+            failed += !ok;
         }
-        want_s *= SMEM_TRIPS(DEFAULT_ITERS) * CHAINS / 32;
-        ok = smem_cpu(t, SMEM_TRIPS(DEFAULT_ITERS)) == (float)want_s;
-        printf("%s smem_cpu: thread %u matches the closed form %g\n", ok ? "PASS" : "FAIL", t,
-               want_s);
-        failed += !ok;
     }
     // dfma: the same closed form, to double precision's rounding
     double d = dfma_cpu(5, DEFAULT_ITERS), want_d = 0.0;
@@ -911,6 +1021,9 @@ int main(int argc, char **argv) {
         if (is_sfu(i))
             printf("    %s: largest error %.2f ulp, %.2g absolute, over %zu results (bound: %s)\n",
                    v->tag, err.ulp, err.abs, err.count, bound_text(bound_of(i)));
+        if (i == SMEM64_8B)
+            printf("    %s: asked for 8-byte banks, the device reports %d-byte banks\n", v->tag,
+                   bank_bytes_when_asked_for_8());
         if (o.csv && csv_append(o.csv, &row) != 0) return KL_EXIT_USAGE;
         wrong |= !ok;
     }

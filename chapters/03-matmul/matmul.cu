@@ -12,6 +12,8 @@
 //   v5 granular   each thread computes 8 results down a column: one B value serves 8 FMAs
 //   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
 //   v7 vectorized 16-byte read-only global loads, A stored transposed and padded, 16-byte shared loads
+//   v7-ldg to v7-padded   v7's changes one at a time: v7-ldg, v7-wide, v7-transposed, v7-padded
+//   v1-maxshared and v7-maxl1   an experiment: v1 and v7 with the L1/shared split reversed
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
 //   v10 tuned     the same kernel with the tile shape chosen for this GPU
@@ -757,6 +759,197 @@ matmul_v7_vectorized(const real *__restrict__ a, const real *__restrict__ b,
 static void launch_v7(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
     ALIGNED_LAUNCH(matmul_v7_vectorized, tiles(p->m, p->n, BM, BN), RB_THREADS, 0, p);
+}
+
+// ---- v7-ldg to v7-padded: v7's changes one at a time --------------------------------------------
+
+// v7 bundles four changes, and the step from v6 to v7 measures them together. These rows make
+// them one at a time, each on top of the one before, so that the README's table shows what each
+// is worth on its own:
+//   v7-ldg         v6 with every global load through the read-only path (__ldg)
+//   v7-wide        + 16-byte global loads and stores: LDG.128 and STG.128
+//   v7-transposed  + A stored transposed, as[kk][row]: a thread's TM values of A come in
+//                  16-byte shared loads, one k step at a time
+//   v7-padded      + PAD columns of padding on the transposed tile
+// and v7 is v7-padded with two blocks an SM (__launch_bounds__): the fifth change. The kernel is
+// v6's, with STEP switching the changes on in that order.
+template <int STEP>
+struct v7_step {
+    static constexpr bool wide = STEP >= 2, transposed = STEP >= 3, padded = STEP >= 4;
+    static constexpr int a_rows = transposed ? BK : BM;  // as[kk][row], or v6's as[row][kk]
+    static constexpr int a_cols = transposed ? BM + (padded ? PAD : 0) : BK;
+    static constexpr int unroll = transposed ? BK : rb_unroll;  // kk steps unrolled, as v6 or v7
+};
+
+// v6's load_or_zero through the read-only path: LDG.E.CONSTANT instead of LDG.E.
+__device__ __forceinline__ real ldg_or_zero(const real *__restrict__ x, size_t r, size_t c,
+                                            size_t rows, size_t cols) {
+    return (r < rows && c < cols) ? __ldg(&x[r * cols + c]) : (real)0;
+}
+
+// The A and B elements of the tile at k0 that this thread copies, into registers: v6's pattern
+// one element at a time, or (wide) v7's in 16-byte vectors.
+template <class S, bool VA, bool VB>
+__device__ __forceinline__ void v7_step_load(real *a_next, real *b_next, const real *__restrict__ a,
+                                             const real *__restrict__ b, tile_origin t, size_t k0,
+                                             size_t m, size_t n, size_t k) {
+    int tid = threadIdx.x;
+    if constexpr (S::wide) {
+#pragma unroll
+        for (int i = 0; i < A_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            *(vec *)&a_next[i * VEC] =
+                load_vec<VA>(a, t.r0 + e / (BK / VEC), k0 + e % (BK / VEC) * VEC, m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_VECS; i++) {
+            int e = tid + i * RB_THREADS;
+            *(vec *)&b_next[i * VEC] =
+                load_vec<VB>(b, k0 + e / (BN / VEC), t.c0 + e % (BN / VEC) * VEC, k, n);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < A_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            a_next[i] = ldg_or_zero(a, t.r0 + e / BK, k0 + e % BK, m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            b_next[i] = ldg_or_zero(b, k0 + e / BN, t.c0 + e % BN, k, n);
+        }
+    }
+}
+
+template <int STEP, bool VA, bool VB>
+__global__ void __launch_bounds__(RB_THREADS, 1)
+matmul_v7_steps(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
+                size_t m, size_t n, size_t k) {
+    typedef v7_step<STEP> S;
+    __shared__ __align__(16) real as[S::a_rows][S::a_cols];
+    __shared__ __align__(16) real bs[BK][BN];
+    tile_origin t = block_tile(n, BM, BN);
+    int tid = threadIdx.x;
+    int tx = tid % (BN / TN), ty = tid / (BN / TN);
+    // v6's element e = tid + i * RB_THREADS, or v7's vector e (four elements from element
+    // VEC e): either way a_next holds A_PER_THREAD elements and b_next B_PER_THREAD.
+    real a_next[A_PER_THREAD], b_next[B_PER_THREAD];
+    v7_step_load<S, VA, VB>(a_next, b_next, a, b, t, 0, m, n, k);
+    real acc[TM][TN] = {};
+    for (size_t k0 = 0; k0 < k; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < A_PER_THREAD; i++) {
+            int e = S::wide ? (tid + i / VEC * RB_THREADS) * VEC + i % VEC : tid + i * RB_THREADS;
+            int row = e / BK, kk = e % BK;  // element i's place in the tile, v6's order or v7's
+            if constexpr (S::transposed) as[kk][row] = a_next[i];  // 4-byte stores, transposing
+            else if constexpr (S::wide) {
+                if (i % VEC == 0) *(vec *)&as[row][kk] = *(const vec *)&a_next[i];
+            } else as[row][kk] = a_next[i];
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = S::wide ? (tid + i / VEC * RB_THREADS) * VEC + i % VEC : tid + i * RB_THREADS;
+            if constexpr (S::wide) {
+                if (i % VEC == 0) *(vec *)&bs[e / BN][e % BN] = *(const vec *)&b_next[i];
+            } else bs[e / BN][e % BN] = b_next[i];
+        }
+        __syncthreads();  // both tiles are complete before anyone reads them
+        v7_step_load<S, VA, VB>(a_next, b_next, a, b, t, k0 + BK, m, n, k);
+#pragma unroll(S::unroll)
+        for (int kk = 0; kk < BK; kk++) {
+            real af[TM], bf[TN];
+            if constexpr (S::transposed) {
+                load_frag<TM>(af, &as[kk][ty * TM]);
+            } else {
+#pragma unroll
+                for (int i = 0; i < TM; i++) af[i] = as[ty * TM + i][kk];
+            }
+#pragma unroll
+            for (int j = 0; j < TN; j++) bf[j] = bs[kk][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();  // everyone is done with the tiles before they are overwritten
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        size_t r = t.r0 + ty * TM + i;
+        if constexpr (S::wide) {
+            store_row<VB, TN>(c, acc[i], r, t.c0 + tx * TN, m, n);
+        } else {
+#pragma unroll
+            for (int j = 0; j < TN; j++) {
+                size_t cc = t.c0 + tx * TN + j;
+                if (r < m && cc < n) c[r * n + cc] = acc[i][j];
+            }
+        }
+    }
+}
+
+template <int STEP>
+static void launch_v7_step(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    auto go = [&](auto kernel) {
+        kernel<<<tiles(p->m, p->n, BM, BN), RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+    };
+    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;  // as ALIGNED_LAUNCH decides for v7
+    if (va && vb) go(matmul_v7_steps<STEP, true, true>);
+    else if (va) go(matmul_v7_steps<STEP, true, false>);
+    else if (vb) go(matmul_v7_steps<STEP, false, true>);
+    else go(matmul_v7_steps<STEP, false, false>);
+    CHECK_LAUNCH();
+}
+static void launch_v7_ldg(void *problem) { launch_v7_step<1>(problem); }
+static void launch_v7_wide(void *problem) { launch_v7_step<2>(problem); }
+static void launch_v7_transposed(void *problem) { launch_v7_step<3>(problem); }
+static void launch_v7_padded(void *problem) { launch_v7_step<4>(problem); }
+
+// ---- v1-maxshared and v7-maxl1: the carveout, an experiment -------------------------------------
+
+// On Hopper an SM's L1 cache and its shared memory are one 256 KiB memory, split between the two
+// when a kernel starts: the carveout. The driver picks the split from what the kernel needs (its
+// shared memory a block, times the blocks that fit an SM), and a kernel may state a preference,
+// as a percentage of the largest shared memory an SM offers (228 KiB on Hopper): the function
+// attribute cudaFuncAttributePreferredSharedMemoryCarveout, or for one launch, as here, the
+// launch attribute of the same name. (cudaFuncSetCacheConfig's PreferL1 and PreferShared are the
+// older form of the same hint.) Two rows ask for the extremes, and change nothing else:
+//   v1-maxshared  v1, which has no shared memory and finds its reused rows of B in L1, asks for
+//                 all the shared memory (100): L1 keeps what is left
+//   v7-maxl1      v7, two blocks of 8 KiB an SM, asks for the largest L1 (0)
+// Nsight Compute's launch__shared_mem_config_size shows the split the driver chose (ncu.args).
+template <typename... Params, typename... Args>
+static void launch_carveout(void (*kernel)(Params...), dim3 grid, dim3 block, int percent,
+                            Args... args) {
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+    attr.val.sharedMemCarveout = (unsigned)percent;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = grid, config.blockDim = block;
+    config.attrs = &attr, config.numAttrs = 1;
+    CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+}
+
+static void launch_v1_maxshared(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    launch_carveout(matmul_v1_coalesced, tiles(p->m, p->n, NAIVE_Y, NAIVE_X),
+                    dim3(NAIVE_X, NAIVE_Y), cudaSharedmemCarveoutMaxShared, p->a, p->b, p->c,
+                    p->m, p->n, p->k);
+}
+
+static void launch_v7_maxl1(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    dim3 grid(tiles(p->m, p->n, BM, BN)), block(RB_THREADS);
+    auto go = [&](auto kernel) {
+        launch_carveout(kernel, grid, block, cudaSharedmemCarveoutMaxL1, p->a, p->b, p->c, p->m,
+                        p->n, p->k);
+    };
+    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;  // as ALIGNED_LAUNCH decides for v7
+    if (va && vb) go(matmul_v7_vectorized<true, true>);
+    else if (va) go(matmul_v7_vectorized<true, false>);
+    else if (vb) go(matmul_v7_vectorized<false, true>);
+    else go(matmul_v7_vectorized<false, false>);
 }
 
 // ---- v8 warptiled -------------------------------------------------------------------------------
@@ -1905,7 +2098,13 @@ static const version versions[] = {
     {"v4", "unrolled", launch_v4, 0},
     {"v5", "granular", launch_v5, 0},
     {"v6", "regblock", launch_v6, 0},
+    {"v7-ldg", "read-only", launch_v7_ldg, 0},
+    {"v7-wide", "16-byte", launch_v7_wide, 0},
+    {"v7-transposed", "a-transposed", launch_v7_transposed, 0},
+    {"v7-padded", "a-padded", launch_v7_padded, 0},
     {"v7", "vectorized", launch_v7, 0},
+    {"v1-maxshared", "carveout-100", launch_v1_maxshared, 0},
+    {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
     {"v8", "warptiled", launch_v8, 0},
     {"v9", "async", launch_v9, 0},
     {"v10", "tuned", launch_v10, 0},
