@@ -13,7 +13,7 @@
 //   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
 //   v7 vectorized 16-byte read-only global loads, A stored transposed and padded, 16-byte shared loads
 //   v7-ldg to v7-padded   v7's changes one at a time: v7-ldg, v7-wide, v7-transposed, v7-padded
-//   v1-maxshared and v7-maxl1   an experiment: v1 and v7 with the L1/shared split reversed
+//   v1-maxshared and v7-maxl1   an experiment: v1 and v7 asking for the other L1/shared split
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
 //   v10 tuned     the same kernel with the tile shape chosen for this GPU
@@ -911,24 +911,26 @@ static void launch_v7_padded(void *problem) { launch_v7_step<4>(problem); }
 // On Hopper an SM's L1 cache and its shared memory are one 256 KiB memory, split between the two
 // when a kernel starts: the carveout. The driver picks the split from what the kernel needs (its
 // shared memory a block, times the blocks that fit an SM), and a kernel may state a preference,
-// as a percentage of the largest shared memory an SM offers (228 KiB on Hopper): the function
-// attribute cudaFuncAttributePreferredSharedMemoryCarveout, or for one launch, as here, the
-// launch attribute of the same name. (cudaFuncSetCacheConfig's PreferL1 and PreferShared are the
-// older form of the same hint.) Two rows ask for the extremes, and change nothing else:
+// as a percentage of the largest shared memory an SM offers (228 KiB on Hopper), with the
+// function attribute cudaFuncAttributePreferredSharedMemoryCarveout. (cudaFuncSetCacheConfig's
+// PreferL1 and PreferShared are the older form of the same hint. A launch attribute of the same
+// name exists too; the H200's driver ignored it when we measured, and honoured this one.) Two
+// rows ask for the extremes, and change nothing else:
 //   v1-maxshared  v1, which has no shared memory and finds its reused rows of B in L1, asks for
 //                 all the shared memory (100): L1 keeps what is left
 //   v7-maxl1      v7, two blocks of 8 KiB an SM, asks for the largest L1 (0)
-// Nsight Compute's launch__shared_mem_config_size shows the split the driver chose (ncu.args).
+// Each sets the preference for its own launch and puts the default back after it, so v1 and v7
+// themselves run as the driver chooses. Nsight Compute's launch__shared_mem_config_size shows
+// the split the driver chose (ncu.args). In the FP32 build only.
+#ifndef MATMUL_FP64
 template <typename... Params, typename... Args>
 static void launch_carveout(void (*kernel)(Params...), dim3 grid, dim3 block, int percent,
                             Args... args) {
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
-    attr.val.sharedMemCarveout = (unsigned)percent;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = grid, config.blockDim = block;
-    config.attrs = &attr, config.numAttrs = 1;
-    CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+    kernel<<<grid, block>>>(args...);
+    CHECK_LAUNCH();
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutDefault));
 }
 
 static void launch_v1_maxshared(void *problem) {
@@ -951,6 +953,7 @@ static void launch_v7_maxl1(void *problem) {
     else if (vb) go(matmul_v7_vectorized<false, true>);
     else go(matmul_v7_vectorized<false, false>);
 }
+#endif
 
 // ---- v8 warptiled -------------------------------------------------------------------------------
 
@@ -2103,8 +2106,10 @@ static const version versions[] = {
     {"v7-transposed", "a-transposed", launch_v7_transposed, 0},
     {"v7-padded", "a-padded", launch_v7_padded, 0},
     {"v7", "vectorized", launch_v7, 0},
+#ifndef MATMUL_FP64
     {"v1-maxshared", "carveout-100", launch_v1_maxshared, 0},
     {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
+#endif
     {"v8", "warptiled", launch_v8, 0},
     {"v9", "async", launch_v9, 0},
     {"v10", "tuned", launch_v10, 0},
