@@ -595,8 +595,9 @@ static void launch_v6(void *problem) {
 // Four changes to how data moves, none to the arithmetic:
 //  - global loads of 16 bytes (LDG.128) through the read-only path (const __restrict__): a
 //    quarter of the load instructions;
-//  - A stored transposed, as[kk][row], so a thread's TM values of A are contiguous and come in
-//    two 16-byte shared loads (LDS.128) like B's, instead of eight 4-byte ones;
+//  - A stored transposed, as[kk][row], so a thread's TM values of A for one k step are contiguous
+//    and come in two 16-byte shared loads (LDS.128) like B's. (v6's compiler loads A 16 bytes at
+//    a time too, but 4 k steps of one row at once, which keeps more values in registers);
 //  - PAD columns of padding, so the transposed stores of a warp fall in 32 different banks;
 //  - and we ask for two blocks per SM (__launch_bounds__), which the fewer registers allow.
 // A 16-byte load needs rows that start on 16 bytes: k (for A) and n (for B and C) multiples of
