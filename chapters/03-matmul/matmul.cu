@@ -13,6 +13,7 @@
 //   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
 //   v7 vectorized 16-byte read-only global loads, A stored transposed and padded, 16-byte shared loads
 //   v7-ldg to v7-padded   v7's changes one at a time: v7-ldg, v7-wide, v7-transposed, v7-padded
+//   v6-noprefetch an experiment: v6 without v3's prefetch, to measure its registers and its gain
 //   v1-maxshared and v7-maxl1   an experiment: v1 and v7 asking for the other L1/shared split
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
@@ -24,10 +25,12 @@
 //   v15 splitk    each tile's k steps cut into runs when there are too few tiles for the GPU
 //   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //   v17 padded    B copied into rows that start on 16 bytes when n is not a multiple of 4
-// The -f64 build adds a second baseline and two versions on the FP64 tensor cores:
+//   v18 strip     the last few columns of C, which fill a column of tiles, done as a product apart
+// The -f64 build adds a second baseline and three versions on the FP64 tensor cores:
 //   peak        (baseline) m n k FP64 FMAs out of registers: the CUDA cores' ceiling
-//   v18 dmma      v9's ring of tiles, the multiply-adds done by mma.sync m8n8k4 (8.0 and later)
-//   v19 dmma16    the same with Hopper's m16n8k16 instruction, eight times the work each (9.0)
+//   v19 dmma      v9's ring of tiles, the multiply-adds done by mma.sync m8n8k4 (8.0 and later)
+//   v20 dmma16    the same with Hopper's m16n8k16 instruction, eight times the work each (9.0)
+//   v21 grouped   v20 with the tiles handed out in groups of rows, so blocks in flight share B
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -89,11 +92,12 @@ typedef struct {
 } piece_plan;
 
 // The problem every version sees: device matrices, host copies and what checking needs.
-typedef struct {
+typedef struct matmul_problem {
     size_t m, n, k;
     const real *a, *b;          // A is m x k, B is k x n, row-major on the device
     size_t ldb;                 // elements from one row of B to the next: n (v17: maybe more)
     real *c;                    // C is m x n
+    size_t ldc;                 // elements from one row of C to the next: n (v18: maybe more)
     real *host_a, *host_b, *host_c;
     bool exact;                 // integer inputs whose every partial sum is representable
     // Small problems: the whole reference, and per row the largest (|A| |B|)[i][j].
@@ -106,6 +110,8 @@ typedef struct {
     piece_plan streamk, splitk;  // v13's and v15's
     int dispatch;                // the version v16 chose (0: not yet)
     real *padded_b;              // v17's copy of B, rows of a multiple of VEC elements
+    struct matmul_problem *v18_main;  // v18's first n - r columns, a problem of their own
+    piece_plan strip;            // and the plan of its last r columns
     int picked;                  // the version v16 ran last (for the CSV's `picked` column)
     int cc;                      // the GPU's compute capability, 10 major + minor
     double *sink;                // where the peak kernel leaves its results (FP64 build)
@@ -230,7 +236,7 @@ static void launch_cublas_tf32(void *problem) {
 // m n k FP64 FMAs out of registers, CHAINS independent ones a thread (one FMA waits on the last
 // of its chain), on a grid that fills every SM: the time a perfect DGEMM on the CUDA cores would
 // take, with no memory at all. Nothing is checked (KL_UNCHECKED): the sink only keeps the
-// compiler from removing the work. Versions v0-v17 cannot beat it; v18 and v19 can, because
+// compiler from removing the work. Versions v0-v18 cannot beat it; v19 to v21 can, because
 // they run on the tensor cores.
 #define PEAK_THREADS 256
 #define PEAK_CHAINS 8
@@ -590,6 +596,64 @@ static void launch_v6(void *problem) {
     CHECK_LAUNCH();
 }
 
+// ---- v6-noprefetch: what v6's prefetch costs and buys ---------------------------------------------
+
+// v6 keeps v3's prefetch: the next tile's A_PER_THREAD + B_PER_THREAD values wait in registers
+// (a_next, b_next) while the current tile is used. This row takes it out, so that its price in
+// registers and its gain in time are measured apart: each tile is loaded straight into shared
+// memory, and the threads wait for it before computing. Everything else is v6.
+__global__ void __launch_bounds__(RB_THREADS)
+matmul_v6_noprefetch(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
+    __shared__ real as[BM][BK];
+    __shared__ real bs[BK][BN];
+    tile_origin t = block_tile(n, BM, BN);
+    int tid = threadIdx.x;
+    int tx = tid % (BN / TN), ty = tid / (BN / TN);
+    real acc[TM][TN] = {};
+    for (size_t k0 = 0; k0 < k; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < A_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            as[e / BK][e % BK] = load_or_zero(a, t.r0 + e / BK, k0 + e % BK, m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            bs[e / BN][e % BN] = load_or_zero(b, k0 + e / BN, t.c0 + e % BN, k, n);
+        }
+        __syncthreads();  // the tile has arrived: every warp waited for its loads here
+#pragma unroll rb_unroll
+        for (int kk = 0; kk < BK; kk++) {
+            real af[TM], bf[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++) af[i] = as[ty * TM + i][kk];
+#pragma unroll
+            for (int j = 0; j < TN; j++) bf[j] = bs[kk][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        size_t r = t.r0 + ty * TM + i;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            size_t cc = t.c0 + tx * TN + j;
+            if (r < m && cc < n) c[r * n + cc] = acc[i][j];
+        }
+    }
+}
+
+static void launch_v6_noprefetch(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    matmul_v6_noprefetch<<<tiles(p->m, p->n, BM, BN), RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                     p->k);
+    CHECK_LAUNCH();
+}
+
 // ---- v7 vectorized ------------------------------------------------------------------------------
 
 // Four changes to how data moves, none to the arithmetic:
@@ -640,21 +704,28 @@ __device__ __forceinline__ void load_frag(real *dst, const real *src) {
     for (int i = 0; i < COUNT / VEC; i++) *(vec *)&dst[i * VEC] = *(const vec *)&src[i * VEC];
 }
 
-// COUNT results from row r, column cc on: 16-byte stores where n allows it, guarded.
+// COUNT results from row r, column cc on: 16-byte stores where the rows allow it, guarded.
+// C is m x n with its rows ld elements apart (ld = n, except where v18 writes part of C).
 template <bool ALIGNED, int COUNT>
 __device__ __forceinline__ void store_row(real *c, const real *val, size_t r, size_t cc,
-                                          size_t m, size_t n) {
+                                          size_t m, size_t n, size_t ld) {
     if (r >= m) return;
 #pragma unroll
     for (int j = 0; j < COUNT; j += VEC) {
         if (ALIGNED) {
-            if (cc + j < n) *(vec *)&c[r * n + cc + j] = *(const vec *)&val[j];
+            if (cc + j < n) *(vec *)&c[r * ld + cc + j] = *(const vec *)&val[j];
         } else {
 #pragma unroll
             for (int e = 0; e < VEC; e++)
-                if (cc + j + e < n) c[r * n + cc + j + e] = val[j + e];
+                if (cc + j + e < n) c[r * ld + cc + j + e] = val[j + e];
         }
     }
+}
+
+template <bool ALIGNED, int COUNT>
+__device__ __forceinline__ void store_row(real *c, const real *val, size_t r, size_t cc,
+                                          size_t m, size_t n) {
+    store_row<ALIGNED, COUNT>(c, val, r, cc, m, n, n);
 }
 
 // COUNT values from row r, column cc on, the reverse of store_row: .cg loads (from L2, not
@@ -1187,7 +1258,7 @@ __device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ 
 template <class S, bool VB, bool VC>
 __global__ void __launch_bounds__(S::threads, S::min_blocks)
 matmul_v9_async(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
-                size_t m, size_t n, size_t k, size_t ldb) {
+                size_t m, size_t n, size_t k, size_t ldb, size_t ldc) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     real *ring = (real *)smem_bytes;  // STAGES x (A tile bk x (bm + PAD), B tile bk x bn)
     tile_origin t = block_tile(n, S::bm, S::bn);
@@ -1237,7 +1308,7 @@ matmul_v9_async(const real *__restrict__ a, const real *__restrict__ b, real *__
 #pragma unroll
         for (int p = 0; p < S::tn / PIECE; p++)
             store_row<VC, PIECE>(c, &acc[i][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
-                                 m, n);
+                                 m, n, ldc);
     }
 }
 
@@ -1250,14 +1321,14 @@ static void launch_async_kernel(const matmul_problem *p) {
         ready = true;
     }
     matmul_v9_async<S, VB, VC><<<tiles(p->m, p->n, S::bm, S::bn), S::threads, S::smem>>>(
-        p->a, p->b, p->c, p->m, p->n, p->k, p->ldb);
+        p->a, p->b, p->c, p->m, p->n, p->k, p->ldb, p->ldc);
 }
 
 // Launches the async kernel for tile shape S, with the 16-byte paths where the rows of B (VB)
 // and of C (VC) start on 16 bytes: both when n is a multiple of VEC, B's alone under v17.
 template <class S>
 static void launch_async(matmul_problem *p) {
-    if (p->n % VEC == 0) launch_async_kernel<S, true, true>(p);
+    if (p->ldb % VEC == 0 && p->ldc % VEC == 0) launch_async_kernel<S, true, true>(p);
     else if (p->ldb % VEC == 0) launch_async_kernel<S, true, false>(p);
     else launch_async_kernel<S, false, false>(p);
     CHECK_LAUNCH();
@@ -1393,7 +1464,7 @@ struct streamk_scratch {
 template <class S, bool VB, bool VC>
 __global__ void __launch_bounds__(S::threads, S::min_blocks)
 matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
-                   size_t m, size_t n, size_t k, size_t ldb, unsigned whole,
+                   size_t m, size_t n, size_t k, size_t ldb, size_t ldc, unsigned whole,
                    const streamk_piece *__restrict__ pieces, streamk_scratch scratch) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     real *ring = (real *)smem_bytes;  // STAGES x (A tile bk x (bm + PAD), B tile bk x bn)
@@ -1446,9 +1517,9 @@ matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real 
     // A whole tile goes to C; a piece of a shared tile to its plane, at the same place.
     bool shared = blockIdx.x >= whole && pieces[blockIdx.x - whole].parts > 1;
     real *dst = c;
-    size_t rows = m;
-    if (shared) {
-        rows = m - scratch.row0;
+    size_t rows = m, ld = ldc;
+    if (shared) {  // the planes' rows are n long
+        rows = m - scratch.row0, ld = n;
         dst = scratch.sums + pieces[blockIdx.x - whole].part * (rows * n);
         t.r0 -= scratch.row0;
     }
@@ -1458,7 +1529,7 @@ matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real 
 #pragma unroll
         for (int p = 0; p < S::tn / PIECE; p++)
             store_row<VC, PIECE>(dst, &acc[i][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
-                                 rows, n);
+                                 rows, n, ld);
     }
     if (!shared) return;
     streamk_piece piece = pieces[blockIdx.x - whole];
@@ -1499,7 +1570,7 @@ matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real 
 #pragma unroll
             for (int p = 0; p < S::tn / PIECE; p++)
                 store_row<VC, PIECE>(c, &sum[ii][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
-                                     m, n);
+                                     m, n, ldc);
         }
     }
 }
@@ -1574,7 +1645,7 @@ static void launch_pieces_kernel(const matmul_problem *p, const piece_plan *plan
         ready = true;
     }
     matmul_v13_streamk<S, VB, VC><<<plan->whole + plan->pieces, S::threads, S::smem>>>(
-        p->a, p->b, p->c, p->m, p->n, p->k, p->ldb, plan->whole, plan->piece,
+        p->a, p->b, p->c, p->m, p->n, p->k, p->ldb, p->ldc, plan->whole, plan->piece,
         streamk_scratch{plan->sums, plan->row0, plan->arrived});
 }
 
@@ -1597,7 +1668,7 @@ static unsigned pieces_wave() {
 
 template <class S>
 static void launch_pieces(const matmul_problem *p, const piece_plan *plan) {
-    if (p->n % VEC == 0) launch_pieces_kernel<S, true, true>(p, plan);
+    if (p->ldb % VEC == 0 && p->ldc % VEC == 0) launch_pieces_kernel<S, true, true>(p, plan);
     else if (p->ldb % VEC == 0) launch_pieces_kernel<S, true, false>(p, plan);
     else launch_pieces_kernel<S, false, false>(p, plan);
     CHECK_LAUNCH();
@@ -1764,8 +1835,8 @@ static dispatch_choice dispatch_estimate(const matmul_problem *p) {
     return d;
 }
 
-static void launch_v16(void *problem) {
-    matmul_problem *p = (matmul_problem *)problem;
+// v16's choice for problem p, estimated and printed once.
+static int dispatch_pick(matmul_problem *p) {
     if (p->dispatch == 0) {
         dispatch_choice d = dispatch_estimate(p);
         printf("    v16: estimated time in k steps: v12 %.1f, v13 %.1f, v14 %.1f, v15 %.1f "
@@ -1773,7 +1844,12 @@ static void launch_v16(void *problem) {
                d.pick);
         p->dispatch = d.pick;
     }
-    switch (p->dispatch) {
+    return p->dispatch;
+}
+
+static void launch_v16(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    switch (dispatch_pick(p)) {
     case 12: launch_v12(p); break;
     case 13: launch_v13(p); break;
     case 14: launch_v14(p); break;
@@ -1791,12 +1867,8 @@ static void launch_v16(void *problem) {
 // v16's choice on that copy with 16-byte copies of B. C keeps its n columns, so its rows still
 // do not start on 16 bytes and are stored an element at a time, as before; that happens once a
 // tile, not once a k step. Where n is a multiple of 4, v17 is v16.
-static void launch_v17(void *problem) {
-    matmul_problem *p = (matmul_problem *)problem;
-    if (p->n % VEC == 0) {
-        launch_v16(p);
-        return;
-    }
+// Copies B into p->padded_b, rows of ldb = n rounded up to a multiple of VEC, and returns ldb.
+static size_t pad_b(matmul_problem *p) {
     size_t ldb = ceil_div(p->n, VEC) * VEC;
     if (!p->padded_b) {  // once: the copy, zero where it has no column of B
         size_t bytes = size_mul(size_mul(p->k, ldb), sizeof(real));
@@ -1805,14 +1877,77 @@ static void launch_v17(void *problem) {
     }
     CHECK(cudaMemcpy2DAsync(p->padded_b, ldb * sizeof(real), p->b, p->n * sizeof(real),
                             p->n * sizeof(real), p->k, cudaMemcpyDeviceToDevice));
+    return ldb;
+}
+
+static void launch_v17(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    if (p->n % VEC == 0) {
+        launch_v16(p);
+        return;
+    }
+    size_t ldb = pad_b(p);
     const real *b = p->b;
     p->b = p->padded_b, p->ldb = ldb;
     launch_v16(p);
     p->b = b, p->ldb = p->n;
 }
 
-// ---- v18 dmma -----------------------------------------------------------------------------------
-#ifdef MATMUL_FP64  // v18 and v19 are in the FP64 build only
+// ---- v18 strip ----------------------------------------------------------------------------------
+
+// At 4095 x 4097 x 4093, v16 picks v13, whose tiles are 256 wide: 17 columns of tiles for 16
+// tiles' worth of C. The last column of tiles holds one column of C and costs as much as any
+// other, about 6% of the product spent on zeros. v18 cuts C in two along n. With w the width of
+// the tiles of v16's choice (made for the whole shape, as in v17) and r = n mod w, the first
+// n - r columns are a product of their own, m x (n - r) x k, which that version runs with tiles
+// that now end exactly at the cut. The last r columns (when 0 < r <= STRIP_COLS) are a narrow
+// product, m x r x k, done by v15's split-K kernel on tiles of 32 rows x STRIP_COLS columns,
+// one warp a block: about m / 32 tiles, each cut along k so that together they fill the GPU.
+// The strip reads all of A once more (every column of C needs every row of A), a few
+// hundredths of a millisecond at these sizes, where the wasted column of tiles costs a tenth or
+// more. For this the kernels take C's row length (ldc) apart from n: the first product's C has
+// n - r columns in rows n long, the strip's r. Elsewhere v18 is v17.
+#ifdef MATMUL_FP64  // doubles: strips up to 16 columns (v12's tiles are 64 wide, v14's 32)
+typedef shape<32, 16, 16, 32, 16, 4, 8> strip_shape;
+#else
+typedef shape<32, 32, 16, 32, 32, 4, 8> strip_shape;
+#endif
+#define STRIP_COLS strip_shape::bn
+
+static void launch_v18(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    int pick = dispatch_pick(p);
+    size_t w = pick <= 13 ? tallwarp_shape::bn : smalltile_shape::bn, r = p->n % w;
+    if (r == 0 || r > (size_t)STRIP_COLS || p->n < w) {
+        launch_v17(p);
+        return;
+    }
+    matmul_problem *main_part = p->v18_main;
+    if (!main_part) {  // once: the first n - r columns as a problem of their own
+        main_part = (matmul_problem *)host_alloc(sizeof *main_part, "v18's first part");
+        *main_part = *p;
+        main_part->n = p->n - r, main_part->ldc = p->n;
+        main_part->streamk = main_part->splitk = piece_plan{};
+        main_part->padded_b = NULL, main_part->v18_main = NULL;
+        p->v18_main = main_part;
+        printf("    v18: columns 0-%zu by v%d, %zu-%zu by v15's kernel on tiles of 32 x %d\n",
+               main_part->n - 1, pick, main_part->n, p->n - 1, STRIP_COLS);
+    }
+    main_part->b = p->b, main_part->ldb = p->n;
+    if (p->n % VEC != 0) main_part->ldb = pad_b(p), main_part->b = p->padded_b;
+    launch_v16(main_part);
+    p->picked = main_part->picked;
+    matmul_problem strip = *main_part;  // the last r columns of B and of C
+    strip.b += main_part->n, strip.c += main_part->n, strip.n = r;
+    if (!p->strip.made) {
+        splitk_plan<strip_shape>(&p->strip, &strip, pieces_wave<strip_shape>(), SPLITK_MIN_STEPS);
+        p->strip.made = true;
+    }
+    launch_pieces<strip_shape>(&strip, &p->strip);
+}
+
+// ---- v19 dmma -----------------------------------------------------------------------------------
+#ifdef MATMUL_FP64  // v19 to v21 are in the FP64 build only
 
 // Every version so far runs its multiply-adds on the CUDA cores: at most 64 FP64 FMAs a clock
 // per SM on an H100 or H200 (the `peak` row), and cuBLAS DGEMM runs at twice that because it
@@ -2010,13 +2145,28 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
     }
 }
 
-template <class MMA, bool VA, bool VB>
+// v21's order: tile i of the grid in groups of GROUP_ROWS rows of tiles, down each column of
+// a group before the next column (the last group may have fewer rows).
+#define GROUP_ROWS 16
+__device__ tile_origin grouped_tile(size_t tile, size_t m, size_t n, int tile_rows, int tile_cols) {
+    size_t rows = (m + tile_rows - 1) / tile_rows, cols = (n + tile_cols - 1) / tile_cols;
+    size_t group = tile / (GROUP_ROWS * cols), first = group * GROUP_ROWS;
+    size_t height = rows - first < GROUP_ROWS ? rows - first : GROUP_ROWS;
+    size_t within = tile - first * cols;
+    tile_origin t;
+    t.r0 = (first + within % height) * tile_rows;
+    t.c0 = within / height * tile_cols;
+    return t;
+}
+
+template <class MMA, bool VA, bool VB, bool GROUPED>
 __global__ void __launch_bounds__(DMMA_THREADS, VA && VB ? DMMA_MIN_BLOCKS : 1)
-matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
+matmul_v19_dmma(const double *__restrict__ a, const double *__restrict__ b,
                 double *__restrict__ c, size_t m, size_t n, size_t k) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     double *ring = (double *)smem_bytes;
-    tile_origin t = block_tile(n, DMMA_BM, DMMA_BN);
+    tile_origin t = GROUPED ? grouped_tile(blockIdx.x, m, n, DMMA_BM, DMMA_BN)
+                            : block_tile(n, DMMA_BM, DMMA_BN);
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tg = lane % 4;
     int row0 = warp / (DMMA_BN / DMMA_WN) * DMMA_WM, col0 = warp % (DMMA_BN / DMMA_WN) * DMMA_WN;
     size_t k_tiles = (k + DMMA_BK - 1) / DMMA_BK;
@@ -2050,40 +2200,54 @@ matmul_v18_dmma(const double *__restrict__ a, const double *__restrict__ b,
                              m, n);
 }
 
-template <class MMA, bool VA, bool VB>
+template <class MMA, bool VA, bool VB, bool GROUPED>
 static void launch_dmma_kernel(const matmul_problem *p) {
     static bool ready = false;  // shared memory beyond 48 KiB must be asked for, once
     if (!ready) {
-        CHECK(cudaFuncSetAttribute(matmul_v18_dmma<MMA, VA, VB>,
+        CHECK(cudaFuncSetAttribute(matmul_v19_dmma<MMA, VA, VB, GROUPED>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)DMMA_SMEM));
         ready = true;
     }
-    matmul_v18_dmma<MMA, VA, VB><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS,
-                                   DMMA_SMEM>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+    matmul_v19_dmma<MMA, VA, VB, GROUPED><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS,
+                                            DMMA_SMEM>>>(p->a, p->b, p->c, p->m, p->n, p->k);
 }
 
-template <class MMA>
+template <class MMA, bool GROUPED = false>
 static void launch_dmma(matmul_problem *p) {
     bool va = p->k % 2 == 0, vb = p->n % 2 == 0;
-    if (va && vb) launch_dmma_kernel<MMA, true, true>(p);
-    else if (va) launch_dmma_kernel<MMA, true, false>(p);
-    else if (vb) launch_dmma_kernel<MMA, false, true>(p);
-    else launch_dmma_kernel<MMA, false, false>(p);
+    if (va && vb) launch_dmma_kernel<MMA, true, true, GROUPED>(p);
+    else if (va) launch_dmma_kernel<MMA, true, false, GROUPED>(p);
+    else if (vb) launch_dmma_kernel<MMA, false, true, GROUPED>(p);
+    else launch_dmma_kernel<MMA, false, false, GROUPED>(p);
     CHECK_LAUNCH();
 }
 
-static void launch_v18(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem *)problem); }
+static void launch_v19(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem *)problem); }
 #endif
 
-// ---- v19 dmma16 ---------------------------------------------------------------------------------
+// ---- v20 dmma16 ---------------------------------------------------------------------------------
 #ifdef MATMUL_FP64
-// Chapter 00 measures what v18 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
+// Chapter 00 measures what v19 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
 // their rate (the dmma row against dmma16). The shape Hopper added, m16n8k16, does 2048 FMAs an
 // instruction, eight times m8n8k4's, at the full rate. Same kernel, same tiles: a warp now
 // issues 16 instructions for 32 of k instead of 128, a lane holding 8 values of A (rows g and
 // g + 8, columns t, t + 4, t + 8, t + 12), 4 of B and 4 of D. Compute capability 9.0 only.
-static void launch_v19(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
+static void launch_v20(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
+#endif
+
+// ---- v21 grouped --------------------------------------------------------------------------------
+#ifdef MATMUL_FP64
+// Every version so far numbers its tiles row by row, so the blocks in flight at once (two an SM,
+// 264 on an H200) cover two rows of tiles across all of C's columns: together they read all of
+// B for each k step, and at 8192^3 that is a 2 MiB slice of B per k step against 64 KiB of A.
+// v21 hands the tiles out in groups of GROUP_ROWS rows, column by column inside a group: the
+// blocks in flight then cover 16 rows x 16 or 17 columns of tiles, and read about 0.5 MiB of A
+// and 0.3 MiB of B per k step, 0.8 MiB where v20's read 2.1 MiB: fewer distinct bytes for L2 to
+// hold and for DRAM to deliver while they are in use. Same kernel as v20, another tile order.
+static void launch_v21(void *problem) {
+    launch_dmma<dmma_m16n8k16, true>((matmul_problem *)problem);
+}
 #endif
 
 // ---- the version table --------------------------------------------------------------------------
@@ -2102,6 +2266,7 @@ static const version versions[] = {
     {"v4", "unrolled", launch_v4, 0},
     {"v5", "granular", launch_v5, 0},
     {"v6", "regblock", launch_v6, 0},
+    {"v6-noprefetch", "no-prefetch", launch_v6_noprefetch, 0},
     {"v7-ldg", "read-only", launch_v7_ldg, 0},
     {"v7-wide", "16-byte", launch_v7_wide, 0},
     {"v7-transposed", "a-transposed", launch_v7_transposed, 0},
@@ -2121,9 +2286,11 @@ static const version versions[] = {
     {"v15", "splitk", launch_v15, 0},
     {"v16", "dispatch", launch_v16, 0},
     {"v17", "padded", launch_v17, 0},
+    {"v18", "strip", launch_v18, 0},
 #ifdef MATMUL_FP64
-    {"v18", "dmma", launch_v18, 0},
-    {"v19", "dmma16", launch_v19, 0},
+    {"v19", "dmma", launch_v19, 0},
+    {"v20", "dmma16", launch_v20, 0},
+    {"v21", "grouped", launch_v21, 0},
 #endif
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
@@ -2202,7 +2369,9 @@ static void matmul_save(void *problem, const char *dir, const char *tag) {
 static const char *matmul_skip(void *problem, const version *v) {
     const matmul_problem *p = (const matmul_problem *)problem;
     static char why[120];
-    int need = strcmp(v->tag, "v18") == 0 ? 80 : strcmp(v->tag, "v19") == 0 ? 90 : 0;
+    int need = strcmp(v->tag, "v19") == 0                                  ? 80
+               : strcmp(v->tag, "v20") == 0 || strcmp(v->tag, "v21") == 0 ? 90
+                                                                            : 0;
     if (p->cc >= need) return NULL;
     snprintf(why, sizeof why, "needs FP64 mma.sync %s (compute capability %d.0); this GPU is %d.%d",
              need == 80 ? "m8n8k4" : "m16n8k16", need / 10, p->cc / 10, p->cc % 10);
@@ -2318,7 +2487,7 @@ int main(int argc, char **argv) {
     bench_header(&o, &env);
 
     matmul_problem p = {};
-    p.m = o.m, p.n = o.n, p.k = o.k, p.ldb = o.n;
+    p.m = o.m, p.n = o.n, p.k = o.k, p.ldb = o.n, p.ldc = o.n;
     p.cc = 10 * env.cc_major + env.cc_minor;
     size_t a_bytes = size_mul(size_mul(p.m, p.k), sizeof(real));
     size_t b_bytes = size_mul(size_mul(p.k, p.n), sizeof(real));
@@ -2410,12 +2579,14 @@ int main(int argc, char **argv) {
     CHECK(cudaFree(p.c));
     CHECK(cudaFree(p.padded_b));
     CHECK(cudaFree(p.sink));
-    piece_plan *plans[] = {&p.streamk, &p.splitk};
-    for (int i = 0; i < 2; i++) {
+    matmul_problem none = {}, *v18 = p.v18_main ? p.v18_main : &none;
+    piece_plan *plans[] = {&p.streamk, &p.splitk, &p.strip, &v18->streamk, &v18->splitk};
+    for (int i = 0; i < 5; i++) {
         CHECK(cudaFree(plans[i]->piece));
         CHECK(cudaFree(plans[i]->sums));
         CHECK(cudaFree(plans[i]->arrived));
     }
+    free(p.v18_main);
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.want), free(p.abs_row);
     free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
