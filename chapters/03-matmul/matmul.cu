@@ -596,7 +596,7 @@ static void launch_v6(void *problem) {
     CHECK_LAUNCH();
 }
 
-// ---- v6-noprefetch: what v6's prefetch costs and buys ---------------------------------------------
+// ---- v6-noprefetch (what v6's prefetch costs and buys) ------------------------------------------
 
 // v6 keeps v3's prefetch: the next tile's A_PER_THREAD + B_PER_THREAD values wait in registers
 // (a_next, b_next) while the current tile is used. This row takes it out, so that its price in
