@@ -26,11 +26,12 @@
 //   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //   v17 padded    B copied into rows that start on 16 bytes when n is not a multiple of 4
 //   v18 strip     the last few columns of C, which fill a column of tiles, done as a product apart
+//   v19 unbounded v14's kernel built for one block an SM, where v16 picks v14 and one round holds all
 // The -f64 build adds a second baseline and three versions on the FP64 tensor cores:
 //   peak        (baseline) m n k FP64 FMAs out of registers: the CUDA cores' ceiling
-//   v19 dmma      v9's ring of tiles, the multiply-adds done by mma.sync m8n8k4 (8.0 and later)
-//   v20 dmma16    the same with Hopper's m16n8k16 instruction, eight times the work each (9.0)
-//   v21 grouped   v20 with the tiles handed out in groups of rows, so blocks in flight share B
+//   v20 dmma      v9's ring of tiles, the multiply-adds done by mma.sync m8n8k4 (8.0 and later)
+//   v21 dmma16    the same with Hopper's m16n8k16 instruction, eight times the work each (9.0)
+//   v22 grouped   v21 with the tiles handed out in groups of rows, so blocks in flight share B
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -236,7 +237,7 @@ static void launch_cublas_tf32(void *problem) {
 // m n k FP64 FMAs out of registers, CHAINS independent ones a thread (one FMA waits on the last
 // of its chain), on a grid that fills every SM: the time a perfect DGEMM on the CUDA cores would
 // take, with no memory at all. Nothing is checked (KL_UNCHECKED): the sink only keeps the
-// compiler from removing the work. Versions v0-v18 cannot beat it; v19 to v21 can, because
+// compiler from removing the work. Versions v0-v19 cannot beat it; v20 to v22 can, because
 // they run on the tensor cores.
 #define PEAK_THREADS 256
 #define PEAK_CHAINS 8
@@ -1649,20 +1650,23 @@ static void launch_pieces_kernel(const matmul_problem *p, const piece_plan *plan
         streamk_scratch{plan->sums, plan->row0, plan->arrived});
 }
 
-// How many blocks of the pieces kernel for shape S the whole GPU runs at once.
+// How many blocks of `kernel`, with shape S's threads and shared memory, the whole GPU runs at
+// once: blocks an SM (from the registers the compiler took) times the SMs.
+template <class S, class Kernel>
+static unsigned blocks_at_once(Kernel kernel) {
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
+    int per_sm = 0, device = 0, sms = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::threads, S::smem));
+    CHECK(cudaGetDevice(&device));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return (unsigned)(per_sm * sms);
+}
+
+// The same for the pieces kernel, asked once.
 template <class S>
 static unsigned pieces_wave() {
     static unsigned wave = 0;
-    if (wave == 0) {
-        CHECK(cudaFuncSetAttribute(matmul_v13_streamk<S, true, true>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
-        int per_sm = 0, device = 0, sms = 0;
-        CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, matmul_v13_streamk<S, true, true>, S::threads, S::smem));
-        CHECK(cudaGetDevice(&device));
-        CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-        wave = (unsigned)(per_sm * sms);
-    }
+    if (wave == 0) wave = blocks_at_once<S>(matmul_v13_streamk<S, true, true>);
     return wave;
 }
 
@@ -1949,8 +1953,52 @@ static void launch_v18(void *problem) {
     launch_pieces<strip_shape>(&strip, &p->strip);
 }
 
-// ---- v19 dmma -----------------------------------------------------------------------------------
-#ifdef MATMUL_FP64  // v19 to v21 are in the FP64 build only
+// ---- v19 unbounded ------------------------------------------------------------------------------
+
+// v14 asks for three blocks an SM (__launch_bounds__(128, 3)), so the compiler keeps a thread
+// under 65,536 / (3 x 128) = 170 registers. That bound pays where the tiles are many, but at
+// 1024^3 v16 picks v14 for 128 tiles on 132 SMs: one block an SM, and two thirds of the
+// registers it was held away from lie unused. v19 is v18 with one more kernel: v14's, built
+// with the bound at one block an SM (the same shape, min_blocks 1), which the compiler spends on
+// a longer schedule of the same loop. v19 runs it where v16 picks v14 and the tiles all fit in
+// one round of the unbounded build (its own occupancy, from the registers the compiler took);
+// there it can only gain. Everywhere else v19 is v18.
+#ifdef MATMUL_FP64
+typedef shape<64, 32, 16, 64, 16, 3, 1, true> unbounded_shape;
+#else
+typedef shape<64, 128, 16, 64, 32, 4, 1, true> unbounded_shape;
+#endif
+
+// How many blocks of the async kernel for shape S the whole GPU runs at once, asked once.
+template <class S>
+static unsigned async_wave() {
+    static unsigned wave = 0;
+    if (wave == 0) wave = blocks_at_once<S>(matmul_v9_async<S, true, true>);
+    return wave;
+}
+
+static void launch_v19(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    unsigned count = tiles(p->m, p->n, unbounded_shape::bm, unbounded_shape::bn);
+    if (dispatch_pick(p) != 14 || count > async_wave<unbounded_shape>()) {
+        launch_v18(p);
+        return;
+    }
+    static bool told = false;  // say so once
+    if (!told) {
+        printf("    v19: v16 picks v14, and its %u tiles fit in one round of the unbounded "
+               "build (%u blocks): runs that\n", count, async_wave<unbounded_shape>());
+        told = true;
+    }
+    const real *b = p->b;
+    if (p->n % VEC != 0) p->ldb = pad_b(p), p->b = p->padded_b;  // as v17 does
+    launch_async<unbounded_shape>(p);
+    p->b = b, p->ldb = p->n;
+    p->picked = 19;
+}
+
+// ---- v20 dmma -----------------------------------------------------------------------------------
+#ifdef MATMUL_FP64  // v20 to v22 are in the FP64 build only
 
 // Every version so far runs its multiply-adds on the CUDA cores: at most 64 FP64 FMAs a clock
 // per SM on an H100 or H200 (the `peak` row), and cuBLAS DGEMM runs at twice that because it
@@ -2148,7 +2196,7 @@ __device__ __forceinline__ void dmma_copy_tile(double *stage, const double *__re
     }
 }
 
-// v21's order: tile i of the grid in groups of GROUP_ROWS rows of tiles, down each column of
+// v22's order: tile i of the grid in groups of GROUP_ROWS rows of tiles, down each column of
 // a group before the next column (the last group may have fewer rows).
 #define GROUP_ROWS 16
 __device__ tile_origin grouped_tile(size_t tile, size_t m, size_t n, int tile_rows, int tile_cols) {
@@ -2164,7 +2212,7 @@ __device__ tile_origin grouped_tile(size_t tile, size_t m, size_t n, int tile_ro
 
 template <class MMA, bool VA, bool VB, bool GROUPED>
 __global__ void __launch_bounds__(DMMA_THREADS, VA && VB ? DMMA_MIN_BLOCKS : 1)
-matmul_v19_dmma(const double *__restrict__ a, const double *__restrict__ b,
+matmul_v20_dmma(const double *__restrict__ a, const double *__restrict__ b,
                 double *__restrict__ c, size_t m, size_t n, size_t k) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     double *ring = (double *)smem_bytes;
@@ -2207,12 +2255,12 @@ template <class MMA, bool VA, bool VB, bool GROUPED>
 static void launch_dmma_kernel(const matmul_problem *p) {
     static bool ready = false;  // shared memory beyond 48 KiB must be asked for, once
     if (!ready) {
-        CHECK(cudaFuncSetAttribute(matmul_v19_dmma<MMA, VA, VB, GROUPED>,
+        CHECK(cudaFuncSetAttribute(matmul_v20_dmma<MMA, VA, VB, GROUPED>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    (int)DMMA_SMEM));
         ready = true;
     }
-    matmul_v19_dmma<MMA, VA, VB, GROUPED><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS,
+    matmul_v20_dmma<MMA, VA, VB, GROUPED><<<tiles(p->m, p->n, DMMA_BM, DMMA_BN), DMMA_THREADS,
                                             DMMA_SMEM>>>(p->a, p->b, p->c, p->m, p->n, p->k);
 }
 
@@ -2226,29 +2274,29 @@ static void launch_dmma(matmul_problem *p) {
     CHECK_LAUNCH();
 }
 
-static void launch_v19(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem *)problem); }
+static void launch_v20(void *problem) { launch_dmma<dmma_m8n8k4>((matmul_problem *)problem); }
 #endif
 
-// ---- v20 dmma16 ---------------------------------------------------------------------------------
+// ---- v21 dmma16 ---------------------------------------------------------------------------------
 #ifdef MATMUL_FP64
-// Chapter 00 measures what v19 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
+// Chapter 00 measures what v20 runs into: on Hopper, m8n8k4 runs the FP64 tensor cores at half
 // their rate (the dmma row against dmma16). The shape Hopper added, m16n8k16, does 2048 FMAs an
 // instruction, eight times m8n8k4's, at the full rate. Same kernel, same tiles: a warp now
 // issues 16 instructions for 32 of k instead of 128, a lane holding 8 values of A (rows g and
 // g + 8, columns t, t + 4, t + 8, t + 12), 4 of B and 4 of D. Compute capability 9.0 only.
-static void launch_v20(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
+static void launch_v21(void *problem) { launch_dmma<dmma_m16n8k16>((matmul_problem *)problem); }
 #endif
 
-// ---- v21 grouped --------------------------------------------------------------------------------
+// ---- v22 grouped --------------------------------------------------------------------------------
 #ifdef MATMUL_FP64
 // Every version so far numbers its tiles row by row, so the blocks in flight at once (two an SM,
 // 264 on an H200) cover two rows of tiles across all of C's columns: together they read all of
 // B for each k step, and at 8192^3 that is a 2 MiB slice of B per k step against 64 KiB of A.
-// v21 hands the tiles out in groups of GROUP_ROWS rows, column by column inside a group: the
+// v22 hands the tiles out in groups of GROUP_ROWS rows, column by column inside a group: the
 // blocks in flight then cover 16 rows x 16 or 17 columns of tiles, and read about 0.5 MiB of A
-// and 0.3 MiB of B per k step, 0.8 MiB where v20's read 2.1 MiB: fewer distinct bytes for L2 to
-// hold and for DRAM to deliver while they are in use. Same kernel as v20, another tile order.
-static void launch_v21(void *problem) {
+// and 0.3 MiB of B per k step, 0.8 MiB where v21's read 2.1 MiB: fewer distinct bytes for L2 to
+// hold and for DRAM to deliver while they are in use. Same kernel as v21, another tile order.
+static void launch_v22(void *problem) {
     launch_dmma<dmma_m16n8k16, true>((matmul_problem *)problem);
 }
 #endif
@@ -2290,10 +2338,11 @@ static const version versions[] = {
     {"v16", "dispatch", launch_v16, 0},
     {"v17", "padded", launch_v17, 0},
     {"v18", "strip", launch_v18, 0},
+    {"v19", "unbounded", launch_v19, 0},
 #ifdef MATMUL_FP64
-    {"v19", "dmma", launch_v19, 0},
-    {"v20", "dmma16", launch_v20, 0},
-    {"v21", "grouped", launch_v21, 0},
+    {"v20", "dmma", launch_v20, 0},
+    {"v21", "dmma16", launch_v21, 0},
+    {"v22", "grouped", launch_v22, 0},
 #endif
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
@@ -2372,8 +2421,8 @@ static void matmul_save(void *problem, const char *dir, const char *tag) {
 static const char *matmul_skip(void *problem, const version *v) {
     const matmul_problem *p = (const matmul_problem *)problem;
     static char why[120];
-    int need = strcmp(v->tag, "v19") == 0                                  ? 80
-               : strcmp(v->tag, "v20") == 0 || strcmp(v->tag, "v21") == 0 ? 90
+    int need = strcmp(v->tag, "v20") == 0                                  ? 80
+               : strcmp(v->tag, "v21") == 0 || strcmp(v->tag, "v22") == 0 ? 90
                                                                             : 0;
     if (p->cc >= need) return NULL;
     snprintf(why, sizeof why, "needs FP64 mma.sync %s (compute capability %d.0); this GPU is %d.%d",
