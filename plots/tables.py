@@ -70,7 +70,14 @@ COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic
             "sm__warps_active.avg.pct_of_peak_sustained_active": "warps active %",
             "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active": "ALU pipe %",
             "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active": "FMA pipe %",
-            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active": "LSU pipe %"}
+            "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active": "LSU pipe %",
+            "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio":
+                "warps waiting on a fixed latency (wait), per issue",
+            "smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio":
+                "warps stalled in dispatch, per issue",
+            "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio":
+                "warps waiting on shared memory (short scoreboard), per issue",
+            "smsp__warps_eligible.avg.per_cycle_active": "eligible warps per scheduler"}
 SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
                ("dram__bytes_write.sum", "1e9"): "GB",
                ("gpu__time_duration.sum", "1e6"): "ms", ("gpu__time_duration.sum", "1e3"): "µs",
@@ -107,8 +114,9 @@ def fmt(row, col, rows):
         return f"{float(v):.1f}%"
     if col == "max_rel_err":
         return f"{float(v):.1e}"
-    if col in COUNTERS:
-        return f"{float(v):,.1f}"
+    if col in COUNTERS:  # ratios per issued instruction are small: two decimals
+        return f"{float(v):,.2f}" if col.endswith(".ratio") or col.endswith("per_cycle_active") \
+            else f"{float(v):,.1f}"
     if col == "extra_value":
         return f"{float(v):.4g}"
     return v
