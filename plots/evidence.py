@@ -91,8 +91,11 @@ def chapter_name(program):
 # local-memory loads (LDL: spills, or sinf's slow path), global reductions (REDG: an atomic whose
 # result is unused), branches, the adds and mins of the min-plus loop (FADD, FMNMX, and VIMNMX3,
 # Hopper's three-way integer min), and last `instructions`, every instruction of the kernel's
-# code, NOP padding included: its size, at 16 bytes an instruction. A count includes every
-# variant of the opcode (FFMA.SAT, MUFU.EX2, LDG.E.CONSTANT).
+# code, NOP padding included: its size, at 16 bytes an instruction; and `loop`, the instructions
+# of the kernel's longest loop, from the target of a backward branch to the branch itself (0
+# where the code has no loop): the body a README counts when it says "the tile loop is 1102
+# instructions". A count includes every variant of the opcode (FFMA.SAT, MUFU.EX2,
+# LDG.E.CONSTANT).
 OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS", "UTMALDG",
            "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR", "MUFU", "FMUL", "LDL",
            "REDG", "BRA", "FADD", "FMNMX", "VIMNMX3"]
@@ -101,8 +104,11 @@ OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS"
 MODIFIED = {"LDG.128": ("LDG", "128"), "STG.128": ("STG", "128"), "LDS.128": ("LDS", "128"),
             "STS.128": ("STS", "128"), "LDG.CONSTANT": ("LDG", "CONSTANT")}
 TOTAL = "instructions"
-COUNTS = OPCODES + list(MODIFIED) + [TOTAL]
-SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)((?:\.\w+)*)")
+LOOP = "loop"
+COUNTS = OPCODES + list(MODIFIED) + [TOTAL, LOOP]
+SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)((?:\.\w+)*)")
+BRANCH_TARGET = re.compile(r"\bBRA(?:\.\w+)*\s+(?:[^;]*,\s*)?(0x[0-9a-f]+)\s*;")
+INSTRUCTION_BYTES = 16
 
 
 CUOBJDUMP = ["cuobjdump"]  # the one beside --nvcc, when given
@@ -128,8 +134,12 @@ def parse_sass(cubin):
             continue
         m = SASS_LINE.search(line)
         if row is not None and m:
-            op, modifiers = m.group(1), m.group(2).split(".")
+            address, op, modifiers = int(m.group(1), 16), m.group(2), m.group(3).split(".")
             row[TOTAL] += 1
+            target = BRANCH_TARGET.search(line)
+            if target and int(target.group(1), 16) <= address:  # a backward branch: a loop
+                body = (address - int(target.group(1), 16)) // INSTRUCTION_BYTES + 1
+                row[LOOP] = max(row[LOOP], body)
             if op in OPCODES:
                 row[op] += 1
             for column, (base, modifier) in MODIFIED.items():

@@ -77,6 +77,8 @@ COUNTERS = {"dram__bytes_read.sum": "DRAM read", "lts__t_bytes.sum": "L2 traffic
                 "warps stalled in dispatch, per issue",
             "smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio":
                 "warps waiting on shared memory (short scoreboard), per issue",
+            "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio":
+                "warps waiting at a barrier, per issue",
             "smsp__warps_eligible.avg.per_cycle_active": "eligible warps per scheduler"}
 SCALE_UNITS = {("dram__bytes_read.sum", "1e9"): "GB", ("lts__t_bytes.sum", "1e9"): "GB",
                ("dram__bytes_write.sum", "1e9"): "GB",

@@ -23,6 +23,10 @@
 //   v8 min3         two steps at a time: two FADDs and one three-way min (VIMNMX3, Hopper) of
 //                   the sums' bit patterns do two pairs, 3 instructions instead of 4
 //   v9 bounded      __launch_bounds__ lets the compiler compute the sums ahead of their mins
+//   v9-loop         an experiment: v9's tile loop alone, over one tile, with no copies and no
+//                   barriers (unchecked: it measures the loop, its results are not the product)
+//   v9-4x8          an experiment: v9 with 4 x 8 results a thread, twice the warps an SM
+//   v9-4x8-loop     an experiment: v9-4x8's loop alone, as v9-loop
 //   vN-e2e          the same version timed end to end: copy d in, pad, compute, copy r out
 //
 // Build and run:   make build/shortcut && build/shortcut                 (n = 6300)
@@ -774,12 +778,50 @@ static void launch_v7(void *problem) {
 // (Before Hopper, __vimin3_s32 compiles to two integer mins: correct, not faster.)
 __device__ __forceinline__ int bits(float x) { return __float_as_int(x); }
 
+// The experiments after v9 run this kernel with 4 rows of results a thread instead of 8 (ROWS),
+// and with its loop alone (LOOP); v8 and v9 use the defaults, 8 and false.
+//
+// Thread ty's ROWS values of a tile row: 8 as load8 reads them, or 4 consecutive ones (4ty ..
+// 4ty + 3), one float4; own_row says which rows of the block they are.
+template <int ROWS>
+__device__ __forceinline__ void load_rows(const float *row, int c, float x[ROWS]) {
+    if constexpr (ROWS == RB) {
+        load8(row, c, x);
+    } else {
+        float4 q = *reinterpret_cast<const float4 *>(row + VEC * c);
+        x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
+    }
+}
+template <int ROWS>
+__device__ __forceinline__ int own_row(int u, int c) {
+    return ROWS == RB ? own(u, c) : VEC * c + u;
+}
+
+// A block of 64 threads copies a tile as v6 does; one of 128 copies it as two blocks of 64
+// would, each half of the threads taking half the rows.
+template <int DEPTH, int THREADS>
+__device__ __forceinline__ void copy_tile_min3(float (*as)[BLOCK64], float (*bs)[BLOCK64],
+                                               const float *tp_k0, const float *dp_k0, size_t np,
+                                               int t) {
+    constexpr int GROUP = RB_THREADS * RB_THREADS;
+    if constexpr (THREADS == GROUP) {
+        copy_tile_async<DEPTH>(as, bs, tp_k0, dp_k0, np, t);
+    } else {
+        constexpr int PART = DEPTH * GROUP / THREADS;  // the rows each group of 64 copies
+        int g = t / GROUP;
+        copy_tile_async<PART>(as + g * PART, bs + g * PART, tp_k0 + g * PART * np,
+                              dp_k0 + g * PART * np, np, t % GROUP);
+    }
+}
+
 // v7's kernel with the steps in twos; v8 and v9 differ only in the __launch_bounds__ around it.
-template <int DEPTH>
+// Thread (tx, ty) of a block of 8 x (64 / ROWS) threads owns ROWS x 8 results.
+template <int DEPTH, int ROWS = RB, bool LOOP = false>
 __device__ __forceinline__ void min3_kernel(const float *__restrict__ dp,
                                             const float *__restrict__ tp, float *__restrict__ r,
                                             size_t n, size_t np) {
-    static_assert(DEPTH * BLOCK64 / VEC % (RB_THREADS * RB_THREADS) == 0, "an even share");
+    constexpr int THREADS = RB_THREADS * (BLOCK64 / ROWS);
+    static_assert(DEPTH * BLOCK64 / VEC % THREADS == 0, "an even share");
     static_assert(DEPTH % 2 == 0, "the steps go in twos");
     __shared__ __align__(16) float as[2][DEPTH][BLOCK64];  // as[buf][k][i - i0] = d[i][k0 + k]
     __shared__ __align__(16) float bs[2][DEPTH][BLOCK64];  // bs[buf][k][j - j0] = d[k0 + k][j]
@@ -787,28 +829,40 @@ __device__ __forceinline__ void min3_kernel(const float *__restrict__ dp,
     int t = ty * RB_THREADS + tx;
     size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
     size_t kp = (n + DEPTH - 1) / DEPTH * DEPTH;  // whole tiles; rows k >= n hold +inf
-    copy_tile_async<DEPTH>(as[0], bs[0], tp + i0, dp + j0, np, t);
-    int v[RB][RB];  // the bits of the results: ints, so VIMNMX3 can take them
+    copy_tile_min3<DEPTH, THREADS>(as[0], bs[0], tp + i0, dp + j0, np, t);
+    int v[ROWS][RB];  // the bits of the results: ints, so VIMNMX3 can take them
 #pragma unroll
-    for (int u = 0; u < RB; u++)
+    for (int u = 0; u < ROWS; u++)
 #pragma unroll
         for (int w = 0; w < RB; w++) v[u][w] = bits(INFINITY);
+    // LOOP: the first tile is copied once and the loop runs over it again and again, with no
+    // copies and no barriers. The buffer still flips by n >> 40, which is 0 for any n that fits
+    // in memory, but the compiler cannot know that, so it cannot hoist the shared loads out of
+    // the loop. The results are not the product's.
+    int flip = LOOP ? (int)(n >> 40) & 1 : 1;
+    if (LOOP) {
+        copy_wait_all();
+        __syncthreads();
+    }
     int buf = 0;  // the buffer that holds tile k0
-    for (size_t k0 = 0; k0 < kp; k0 += DEPTH, buf ^= 1) {
-        copy_wait_all();  // this thread's copies landed
-        __syncthreads();  // all copies of tile k0 landed; everyone is done with tile k0 - DEPTH
-        if (k0 + DEPTH < kp)  // into the buffer that tile k0 - DEPTH used
-            copy_tile_async<DEPTH>(as[buf ^ 1], bs[buf ^ 1], tp + (k0 + DEPTH) * np + i0,
-                                   dp + (k0 + DEPTH) * np + j0, np, t);
-        float a[2][RB], b[2][RB];  // the operands of steps k and k + 1
+    for (size_t k0 = 0; k0 < kp; k0 += DEPTH, buf ^= flip) {
+        if (!LOOP) {
+            copy_wait_all();  // this thread's copies landed
+            __syncthreads();  // all copies of tile k0 landed; everyone is done with tile k0 - DEPTH
+            if (k0 + DEPTH < kp)  // into the buffer that tile k0 - DEPTH used
+                copy_tile_min3<DEPTH, THREADS>(as[buf ^ 1], bs[buf ^ 1],
+                                               tp + (k0 + DEPTH) * np + i0,
+                                               dp + (k0 + DEPTH) * np + j0, np, t);
+        }
+        float a[2][ROWS], b[2][RB];  // the operands of steps k and k + 1
 #pragma unroll
         for (int k = 0; k < DEPTH; k += 2) {
-            load8(as[buf][k], ty, a[0]);
+            load_rows<ROWS>(as[buf][k], ty, a[0]);
             load8(bs[buf][k], tx, b[0]);
-            load8(as[buf][k + 1], ty, a[1]);
+            load_rows<ROWS>(as[buf][k + 1], ty, a[1]);
             load8(bs[buf][k + 1], tx, b[1]);
 #pragma unroll
-            for (int u = 0; u < RB; u++)
+            for (int u = 0; u < ROWS; u++)
 #pragma unroll
                 for (int w = 0; w < RB; w++)
                     v[u][w] = __vimin3_s32(v[u][w], bits(a[0][u] + b[0][w]),
@@ -816,10 +870,10 @@ __device__ __forceinline__ void min3_kernel(const float *__restrict__ dp,
         }
     }
 #pragma unroll
-    for (int u = 0; u < RB; u++)
+    for (int u = 0; u < ROWS; u++)
 #pragma unroll
         for (int w = 0; w < RB; w++) {
-            size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
+            size_t i = i0 + own_row<ROWS>(u, ty), j = j0 + own(w, tx);
             if (i < n && j < n) r[i * n + j] = __int_as_float(v[u][w]);
         }
 }
@@ -865,6 +919,55 @@ static void launch_v9(void *problem) {
     CHECK_LAUNCH();
 }
 
+// ---- experiments: v9's loop on its own, and v9 at 4 x 8 results a thread ----------------------
+
+// v9 stops at about 76% of peak3. These rows ask where the rest goes (README, "Where the rest
+// goes"). v9-loop is v9's kernel with LOOP: the same instructions of the tile loop, the same
+// number of times, with no copies from global memory and no barriers; whatever v9 loses to them,
+// v9-loop does not. It is a measurement, not a result: unchecked.
+template <int DEPTH>
+__global__ void __launch_bounds__(RB_THREADS *RB_THREADS, V9_MIN_BLOCKS)
+    shortcut_v9_loop(const float *__restrict__ dp, const float *__restrict__ tp,
+                     float *__restrict__ r, size_t n, size_t np) {
+    min3_kernel<DEPTH, RB, true>(dp, tp, r, n, np);
+}
+
+// v9-4x8: more warps for the schedulers to choose from. 4 x 8 results a thread in blocks of
+// 128 threads (8 x 16) need fewer registers, so an SM holds twice the warps, at the price of one
+// more shared load for every 32 pairs instead of every 64. __launch_bounds__(128, 4) gives the
+// compiler about 128 registers; it takes 107, 4 blocks (16 warps) an SM. v9-4x8-loop is its
+// loop alone, as v9-loop is v9's.
+#define ROWS_4X8 4
+#define THREADS_4X8 (RB_THREADS * BLOCK64 / ROWS_4X8)
+#define V9_4X8_MIN_BLOCKS 4
+template <int DEPTH, bool LOOP>
+__global__ void __launch_bounds__(THREADS_4X8, V9_4X8_MIN_BLOCKS)
+    shortcut_v9_4x8(const float *__restrict__ dp, const float *__restrict__ tp,
+                    float *__restrict__ r, size_t n, size_t np) {
+    min3_kernel<DEPTH, ROWS_4X8, LOOP>(dp, tp, r, n, np);
+}
+
+static void launch_v9_loop(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v9_loop<KT_DEEP><<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(
+        p->dp, p->tp, p->r, p->n, np);
+    CHECK_LAUNCH();
+}
+
+template <bool LOOP>
+static void launch_4x8(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    size_t np = pad_inputs(p, BLOCK64);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v9_4x8<KT_DEEP, LOOP><<<dim3(blocks, blocks), dim3(RB_THREADS, BLOCK64 / ROWS_4X8)>>>(
+        p->dp, p->tp, p->r, p->n, np);
+    CHECK_LAUNCH();
+}
+static void launch_v9_4x8(void *problem) { launch_4x8<false>(problem); }
+static void launch_v9_4x8_loop(void *problem) { launch_4x8<true>(problem); }
+
 // ---- the version table -------------------------------------------------------------------------
 
 // End to end, as the course timed it: copy d from (pageable) host memory, run the version with
@@ -902,6 +1005,9 @@ static const version versions[] = {
     {"v7", "deeper", launch_v7, 0},
     {"v8", "min3", launch_v8, 0},
     {"v9", "bounded", launch_v9, 0},
+    {"v9-loop", "loop-alone", launch_v9_loop, KL_UNCHECKED},
+    {"v9-4x8", "4x8-results", launch_v9_4x8, 0},
+    {"v9-4x8-loop", "4x8-loop-alone", launch_v9_4x8_loop, KL_UNCHECKED},
     {"v0-e2e", "naive-e2e", launch_v0_e2e, 0},
     {"v1-e2e", "coalesced-e2e", launch_v1_e2e, 0},
     {"v2-e2e", "regblock-e2e", launch_v2_e2e, 0},
@@ -933,7 +1039,9 @@ static void shortcut_check(void *problem, const version *v, check_result *r) {
 
 static void shortcut_save(void *problem, const char *dir, const char *tag) {
     shortcut_problem *p = (shortcut_problem *)problem;
+    size_t len = strlen(tag);
     if (strncmp(tag, "peak", 4) == 0) return;  // its output is not a result
+    if (len >= 5 && strcmp(tag + len - 5, "-loop") == 0) return;  // nor is a loop's alone
     CHECK(cudaMemcpy(p->host_r, p->r, p->n * p->n * sizeof(float), cudaMemcpyDeviceToHost));
     size_t shape[2] = {p->n, p->n};
     if (npy_save(dir, tag, "<f4", shape, 2, p->host_r) != 0) exit(KL_EXIT_USAGE);
