@@ -7,12 +7,12 @@ set style data histograms
 set style fill solid 0.8 border -1
 set boxwidth 0.8
 set yrange [0:*]
+set offsets 0, 0, graph 0.15, 0
 set ylabel ylab
 set title ttl noenhanced
 set key off
-set xtics rotate by -30 noenhanced
+set xtics rotate by -45 noenhanced
 set grid ytics
-label(v, i) = v." ".i
 if (exists("term") && term eq "dumb") {
     set terminal dumb size 100, 28
     set title ttl noenhanced
@@ -25,7 +25,7 @@ do for [fmt in "svg png"] {
     if (fmt eq "svg") { set terminal svg size 720, 380 font "sans,11" noenhanced } \
     else { set terminal png size 720, 380 noenhanced }
     set output out."-gnuplot.".fmt
-    plot data using (column(rate)):xtic(label(strcol("version"), strcol("idea"))) linecolor rgb "#3b6ea8", \
-         '' using 0:(column(rate)):(column("pct_of_baseline") == column("pct_of_baseline") ? sprintf("%.1f%%", column("pct_of_baseline")) : "") with labels offset 0,0.7 font ",9"
+    plot data using (column(rate)):xtic(strcol("version")) linecolor rgb "#3b6ea8", \
+         '' using 0:(column(rate)):(column("pct_of_baseline") == column("pct_of_baseline") ? sprintf("%.1f%%", column("pct_of_baseline")) : "") with labels rotate by 90 left offset 0,0.5 font ",9"
     set output
 }

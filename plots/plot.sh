@@ -38,6 +38,10 @@ for res in plots/results/*/; do
         # the sweep: the headline's filters other than the sizes (an input, say)
         awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
             -f plots/select.awk "$csv" >"$rows.sweep"
+        # as in the matplotlib figures, variants (v3-e2e, v9-loop) are left to the tables
+        for f in "$rows" "$rows.sweep"; do
+            awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;print;next} $c["version"] !~ /^[vc][0-9]+-/' "$f" >"$f.kept" && mv "$f.kept" "$f"
+        done
         rate=gbps
         awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["gflops"]!=""{f=1} END{exit !f}' "$rows" && rate=gflops
         named=$(echo "$where" | tr ' ' '\n' | sed -n 's/^rate=//p')

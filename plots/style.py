@@ -29,8 +29,8 @@ def is_ours(tag):
 
 
 def variant_of(tag):
-    """'v3-e2e' -> ('v3', 'e2e'); None for a plain tag."""
-    m = re.fullmatch(r"([vc]\d+)-(\w+)", tag)
+    """'v3-e2e' -> ('v3', 'e2e'), 'v9-4x8-loop' -> ('v9', '4x8-loop'); None for a plain tag."""
+    m = re.fullmatch(r"([vc]\d+)-([\w-]+)", tag)
     return (m.group(1), m.group(2)) if m else None
 
 
