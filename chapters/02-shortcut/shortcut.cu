@@ -919,7 +919,7 @@ static void launch_v9(void *problem) {
     CHECK_LAUNCH();
 }
 
-// ---- experiments: v9's loop on its own, and v9 at 4 x 8 results a thread ----------------------
+// ---- v9-loop and v9-4x8 (with its loop alone): experiments on v9 --------------------------------
 
 // v9 stops at about 76% of peak3. These rows ask where the rest goes (README, "Where the rest
 // goes"). v9-loop is v9's kernel with LOOP: the same instructions of the tile loop, the same
