@@ -157,7 +157,8 @@ profile: all
 	@bash tests/profile.sh "$(CH)" "$(V)"
 
 # make ncu CH=06-tensor-cores: the counters of chapters/CH/profile.metrics for the kernels that
-# chapters/CH/ncu.args names, into plots/results/<gpu>/ncu/CH.csv (README evidence).
+# chapters/CH/ncu.args names, into plots/results/<gpu>/ncu/CH.csv (README evidence); a second
+# program's kernels (03's matmul-f64) from ncu-f64.args into CH-f64.csv.
 ncu: all
 	@bash tests/ncu.sh "$(CH)"
 

@@ -11,7 +11,9 @@ each cell the named column of that version's row, and after them any VERSION:COL
 and a number in the prose may name the one row and column it quotes, written right after it:
     49,184<!-- result 03-matmul m=4096 n=4096 k=4096 version=v13 gflops --> GFLOP/s
 (the number is rewritten from the CSV with as many decimals as it has, and --check fails when
-it differs; the folder, as for tables, is the GPU's unless the name has one).
+it differs; the folder, as for tables, is the GPU's unless the name has one). A number derived
+from two quoted values, their quotient, names both, " / " between them:
+    3.2<!-- ratio h200/ncu/04-atomics n=16777216 version=v2 WAVEFRONTS / h200/ncu/04-atomics n=16777216 version=v2 INSTRUCTIONS -->
 and the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
 An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
 table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
@@ -30,6 +32,8 @@ from common import (ROOT, UNITS, also_baseline, headline, matches, num, parse_fi
 
 TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
 RESULT = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- result (\S+) (.*?) (\S+) -->)")
+RATIO = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- ratio (.*?) -->)")
+QUOTE = re.compile(r"(\S+) (.*?) (\S+)$")  # NAME FILTERS COLUMN, as in a result mark
 PIVOT = re.compile(r"(<!-- pivot (.*?) -->\n)(.*?)(<!-- /pivot -->)", re.S)
 SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
 RUBRIC = re.compile(r"(<!-- rubric -->\n)(.*?)(<!-- /rubric -->)", re.S)
@@ -228,9 +232,14 @@ def render_pivot(spec, gpu):
 UNMATCHED = []  # result marks with no single row to quote: make test fails on them
 
 
-def render_result(match, gpu, path):
-    """The number of a `result` mark, from the CSV, written as the text wrote it."""
-    old, mark, name, where, col = match.groups()
+def written_as(old, value):
+    """value with as many decimals as the text's number, and its thousands commas if it had them."""
+    decimals = len(old.split(".")[1]) if "." in old else 0
+    return f"{value:,.{decimals}f}" if "," in old else f"{value:.{decimals}f}"
+
+
+def quoted_value(name, where, col, gpu):
+    """The one value a result mark quotes, and how many rows matched (None unless exactly one)."""
     csv_path = results_csv(name, gpu)
     rows = [r for r in read_csv(csv_path) if matches(r, parse_filters(where.split()))] \
         if os.path.exists(csv_path) else []
@@ -239,14 +248,33 @@ def render_result(match, gpu, path):
         num(rows[0], name_col) / (float(div) if div else 1.0)
     if col.startswith("pct_of:") and len(rows) == 1:  # % of another baseline of the same run
         value = pct_of(rows[0], col.split(":", 1)[1], read_csv(csv_path))
+    return value, len(rows)
+
+
+def render_ratio(match, gpu, path):
+    """The number of a `ratio` mark: the quotient of the two values it quotes."""
+    old, mark, body = match.groups()
+    sides = [QUOTE.match(side.strip()) for side in body.split(" / ")]
+    values = [quoted_value(*side.groups(), gpu) for side in sides if side] if len(sides) == 2 \
+        else []
+    if len(values) != 2 or None in (values[0][0], values[1][0]) or values[1][0] == 0:
+        print(f"FAIL {os.path.relpath(path, ROOT)}: the ratio mark '{body}' does not quote two "
+              f"values, one row each")
+        UNMATCHED.append(mark)
+        return old + mark
+    return written_as(old, values[0][0] / values[1][0]) + mark
+
+
+def render_result(match, gpu, path):
+    """The number of a `result` mark, from the CSV, written as the text wrote it."""
+    old, mark, name, where, col = match.groups()
+    value, count = quoted_value(name, where, col, gpu)
     if value is None:
-        print(f"FAIL {os.path.relpath(path, ROOT)}: {len(rows)} rows of {name} match {where} "
+        print(f"FAIL {os.path.relpath(path, ROOT)}: {count} rows of {name} match {where} "
               f"with a value of {col}")
         UNMATCHED.append(mark)
         return old + mark
-    decimals = len(old.split(".")[1]) if "." in old else 0
-    text = f"{value:,.{decimals}f}" if "," in old else f"{value:.{decimals}f}"
-    return text + mark
+    return written_as(old, value) + mark
 
 
 def pretty_size(row):
@@ -356,13 +384,14 @@ def main():
         new = TABLE.sub(lambda m: m.group(1) + render_table(m.group(2), gpu) + m.group(4), text)
         new = PIVOT.sub(lambda m: m.group(1) + render_pivot(m.group(2), gpu) + m.group(4), new)
         new = RESULT.sub(lambda m: render_result(m, gpu, path), new)
+        new = RATIO.sub(lambda m: render_ratio(m, gpu, path), new)
         new = SUMMARY.sub(lambda m: m.group(1) + render_summary(m.group(2)) + m.group(4), new)
         new = RUBRIC.sub(lambda m: m.group(1) + render_rubric(path) + m.group(3), new)
         new = SAMPLE.sub(lambda m: m.group(1) + render_sample(gpu) + m.group(3), new)
         new = EXERCISES.sub(lambda m: m.group(1) + render_exercises(path, bool(m.group(2))) +
                             m.group(4), new)
         rel = os.path.relpath(path, ROOT)
-        count = len(TABLE.findall(text)) + len(PIVOT.findall(text)) + len(RESULT.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
+        count = len(TABLE.findall(text)) + len(PIVOT.findall(text)) + len(RESULT.findall(text)) + len(RATIO.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
             len(EXERCISES.findall(text)) + len(SAMPLE.findall(text))
         if new == text:
             print(f"PASS tables in {rel} match the CSVs ({count} tables)")

@@ -7,6 +7,9 @@
 # The profiled launch is the third of a kernel the regex matches (two warm-ups before it); a
 # regex ending in @N profiles the Nth instead, for a version that launches one kernel several
 # times a run (05's multi-pass reductions: @5 is the first pass of the second run).
+# A chapter of several programs (chapters/CH/programs) profiles its first with ncu.args and
+# another, topic-SUFFIX, with ncu-SUFFIX.args where there is one (03's matmul-f64:
+# ncu-f64.args), into plots/results/<gpu>/ncu/CH-SUFFIX.csv.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -18,36 +21,45 @@ if [ ! -f "$d/ncu.args" ]; then echo "make ncu: $d has no ncu.args"; exit 2; fi
 ncu=$(command -v ncu || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")
 if [ ! -x "$ncu" ]; then echo "make ncu: ncu (Nsight Compute) not found; install it with the CUDA toolkit"; exit 1; fi
 if ! reason=$(gpu_present); then echo "make ncu: $reason"; exit 3; fi
-prog=build/$(programs "$d" | head -n 1)
 metrics=$(tr -d ' \n' <"$d/profile.metrics")
 slug=$(build/gpuinfo slug)
 out="plots/results/$slug/ncu"
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kl-ncu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-i=0
 status=0
-while read -r line; do
-    # the regex is everything between the first and the last |, so it may hold | itself
-    rest=${line#*|} args=${line##*|}
-    version=$(echo ${line%%|*}) regex=$(echo ${rest%|*})
-    nth=3
-    if [[ $regex =~ ^(.*)@([0-9]+)$ ]]; then regex=${BASH_REMATCH[1]} nth=${BASH_REMATCH[2]}; fi
-    i=$((i + 1))
-    echo "make ncu: $name $version ($regex): $prog $args"
-    # shellcheck disable=SC2086
-    if ! "$ncu" --clock-control none --csv --page raw --print-units base \
-        -k "regex:$regex" --launch-skip $((nth - 1)) --launch-count 1 \
-        --metrics "$metrics" --log-file "$tmp/$i.csv" $prog $args --warmup 3 --reps 1 \
-        >"$tmp/$i.out" 2>&1; then
-        echo "FAIL ncu on $version:"; tail -n 5 "$tmp/$i.out"; status=1; continue
+first=$(programs "$d" | head -n 1)
+for program in $(programs "$d"); do
+    suffix=${program#"$first"}  # "" for the first program, "-f64" for matmul-f64
+    [ -f "$d/ncu$suffix.args" ] || continue
+    prog=build/$program
+    rm -f "$tmp"/*
+    i=0
+    while read -r line; do
+        # the regex is everything between the first and the last |, so it may hold | itself
+        rest=${line#*|} args=${line##*|}
+        version=$(echo ${line%%|*}) regex=$(echo ${rest%|*})
+        nth=3
+        if [[ $regex =~ ^(.*)@([0-9]+)$ ]]; then regex=${BASH_REMATCH[1]} nth=${BASH_REMATCH[2]}; fi
+        i=$((i + 1))
+        echo "make ncu: $name$suffix $version ($regex): $prog $args"
+        # shellcheck disable=SC2086
+        if ! "$ncu" --clock-control none --csv --page raw --print-units base \
+            -k "regex:$regex" --launch-skip $((nth - 1)) --launch-count 1 \
+            --metrics "$metrics" --log-file "$tmp/$i.csv" $prog $args --warmup 3 --reps 1 \
+            >"$tmp/$i.out" 2>&1; then
+            echo "FAIL ncu on $version:"; tail -n 5 "$tmp/$i.out"; status=1; continue
+        fi
+        if ! grep -q '^"[0-9]' "$tmp/$i.csv"; then
+            echo "FAIL ncu profiled no kernel matching '$regex' for $version:"; tail -n 5 "$tmp/$i.out"
+            status=1; continue
+        fi
+        echo "$version|$args" >"$tmp/$i.what"
+    done < <(arg_lines "$d/ncu$suffix.args")
+    if python3 plots/ncu.py "$name$suffix" "$tmp" "$out/$name$suffix.csv" "$metrics"; then
+        echo "make ncu: wrote $out/$name$suffix.csv"
+    else
+        status=1
     fi
-    if ! grep -q '^"[0-9]' "$tmp/$i.csv"; then
-        echo "FAIL ncu profiled no kernel matching '$regex' for $version:"; tail -n 5 "$tmp/$i.out"
-        status=1; continue
-    fi
-    echo "$version|$args" >"$tmp/$i.what"
-done < <(arg_lines "$d/ncu.args")
-python3 plots/ncu.py "$name" "$tmp" "$out/$name.csv" "$metrics" || status=1
-[ "$status" = 0 ] && echo "make ncu: wrote $out/$name.csv"
+done
 exit $status

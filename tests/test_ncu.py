@@ -78,6 +78,27 @@ check(mark(good) == f"{want:.1f}" + good[3:] and not tables.UNMATCHED,
 bad = "7<!-- result 03-matmul m=4096 n=4096 k=4096 version=v99 gflops -->"
 check(mark(bad) == bad and len(tables.UNMATCHED) == 1,
       "tables: a result mark that matches no row is left as it is and counted as a failure")
+
+
+# A ratio mark is the quotient of the two values it quotes; one side that matches no row fails it.
+def ratio(text):
+    m = tables.RATIO.search(text)
+    with contextlib.redirect_stdout(io.StringIO()):
+        return tables.render_ratio(m, "h200", os.path.join(ROOT, "README.md"))
+
+
+v9, v8 = (tables.num(next(r for r in csv.DictReader(open(os.path.join(
+    ROOT, "plots", "results", "h200", "ncu", "02-shortcut.csv"))) if r["version"] == v),
+    "smsp__issue_active.avg.pct_of_peak_sustained_active") for v in ("v9", "v8"))
+q = ("<!-- ratio h200/ncu/02-shortcut n=6300 version=v9 "
+     "smsp__issue_active.avg.pct_of_peak_sustained_active / h200/ncu/02-shortcut n=6300 "
+     "version=v8 smsp__issue_active.avg.pct_of_peak_sustained_active -->")
+check(ratio("9.999" + q) == f"{v9 / v8:.3f}" + q and len(tables.UNMATCHED) == 1,
+      "tables: a ratio mark is rewritten as the quotient of its two rows, with the prose's decimals")
+half = "2.0<!-- ratio h200/ncu/02-shortcut n=6300 version=v9 gpu__time_duration.sum / " \
+       "h200/ncu/02-shortcut n=6300 version=v99 gpu__time_duration.sum -->"
+check(ratio(half) == half and len(tables.UNMATCHED) == 2,
+      "tables: a ratio mark with a side that matches no row is left as it is and counted")
 # Every line of every chapter's ncu.args names a kernel that exists: a version of ours (or a
 # variant with a kernel of its own, "v1-transposed") by a regex that matches one of the
 # chapter's __global__ functions (a typo would cost a GPU run to find), an optional @N that is a
@@ -85,7 +106,7 @@ check(mark(bad) == bad and len(tables.UNMATCHED) == 1,
 import glob  # noqa: E402
 import re  # noqa: E402
 
-for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu.args"))):
+for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu*.args"))):
     chapter_dir = os.path.dirname(args_file)
     source = "".join(open(f).read() for f in glob.glob(os.path.join(chapter_dir, "*.cu")))
     kernels = re.findall(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\([^)]*\)\s*)?(?:void\s+)?(\w+)",
@@ -102,9 +123,9 @@ for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu.args"
         regex = m.group(1) if m else regex
         if (m and int(m.group(2)) < 1) or " -v " not in f" {args} ":
             bad.append(line)
-        elif re.fullmatch(r"v\d+(-\w+)?", version) and not any(re.search(regex, k) for k in kernels):
+        elif re.fullmatch(r"v\d+(-[\w-]+)?", version) and not any(re.search(regex, k) for k in kernels):
             bad.append(line)
-    check(not bad and kernels, f"ncu.args of {os.path.basename(chapter_dir)}: every line names a "
+    check(not bad and kernels, f"{os.path.basename(args_file)} of {os.path.basename(chapter_dir)}: every line names a "
           f"kernel of the chapter (or a library's) and a version" + (f"; not: {bad}" if bad else ""))
 
 p = tables.render_pivot("03-matmul input=random version=cublas,v13 | pct_of_baseline "
