@@ -304,7 +304,7 @@ static void launch_v5(void *problem) {
 
 // ---- v6 tall ------------------------------------------------------------------------------------
 
-// The tile's shape: 128 rows by 32 columns instead of 64 by 64, the same 8192 elements. Each warp
+// The tile's shape: 128 rows by 32 columns instead of 64 by 64, the same 4096 elements. Each warp
 // now reads 32 floats of an input row (128 bytes) and writes 128 floats of an output row (512
 // contiguous bytes, four warps' worth). When m is not a multiple of 8, rows of out do not start
 // on a 32-byte sector, and every warp-wide store begins and ends in a sector it shares with
@@ -350,7 +350,7 @@ static void launch_v6(void *problem) {
 // one `if` around its load and its shared-memory store, so the compiler must keep every
 // element's condition in a predicate register until the store; a thread has seven of them. The
 // SASS of v6 (make sass CH=01-transpose) shows the result: the 16 loads go out in batches of
-// three to six, each batch stored before the next is loaded. Here each load keeps its own
+// one to six, each batch stored before the next is loaded. Here each load keeps its own
 // condition (an element outside the matrix becomes a 0 that is never written out), so its
 // predicate is dead as soon as the load is issued, and all 16 loads go out back to back. The
 // shared-memory store is unconditional: a tile slot is always there. The second half gets the
