@@ -321,10 +321,13 @@ static void launch_v1(void *problem) {
 
 // ---- v2 tiled -----------------------------------------------------------------------------------
 
-// v1 reads every element of A n times and of B m times from L2 or memory. Here a block of
-// TILE x TILE threads first copies a TILE x TILE tile of A and one of B into shared memory,
-// then each thread uses them TILE times: global traffic falls by a factor TILE. Tiles that
-// overhang the matrix are padded with zeros, which add nothing to the sums (edges: padding).
+// v1 loads every element of A n times and of B m times: most of those loads hit in L1, but
+// each is a load instruction and a request to L1. Here a block of TILE x TILE threads first
+// copies a TILE x TILE tile of A and one of B into shared memory, then each thread uses them
+// TILE times: the global load requests the SMs send fall by a factor TILE. (DRAM traffic need
+// not fall: it depends on what L2 keeps, and at 4096^3 v2 reads more from DRAM than v1; the
+// README has the counts.) Tiles that overhang the matrix are padded with zeros, which add
+// nothing to the sums (edges: padding).
 #define TILE 32  // one warp across a tile row; 32 x 32 threads
 
 // The tile element at (r, c) of a rows x cols matrix, or 0 outside it.
@@ -407,7 +410,8 @@ static void launch_v3(void *problem) {
 // The only change: the kk loop is unrolled. The rolled loop spends, per FMA, a loop counter,
 // a compare, a branch and address arithmetic; unrolled, each shared load has a constant offset
 // and four consecutive as[ty][kk] become one 16-byte load. The FMA share of the instructions
-// rises (the README shows the SASS mix).
+// rises (plots/evidence/sm_90/03-matmul-sass.csv counts the SASS of both kernels; the README
+// quotes it).
 __global__ void matmul_v4_unrolled(const real *a, const real *b, real *c, size_t m, size_t n,
                                    size_t k) {
     __shared__ real as[TILE][TILE];
@@ -441,9 +445,14 @@ static void launch_v4(void *problem) {
 // ---- v5 granular --------------------------------------------------------------------------------
 
 // Each thread now computes TM results down one column instead of one. Per kk it loads one B
-// value and reuses it for TM FMAs, and the A values are broadcasts shared by the warp: shared
-// memory loads per FMA drop from 2 to about 1 + 1/TM. The cost: TM accumulators and a
-// 64 x 64 tile take more registers and shared memory per block, so fewer blocks fit an SM.
+// value and reuses it for TM FMAs, and the A values are broadcasts shared by the warp: as
+// written, shared loads per FMA drop from 2 to 1 + 1/TM (the compiler merges A's loads into
+// 16-byte ones, in v4 too: the SASS counts are in plots/evidence/sm_90/03-matmul-sass.csv).
+// The tile changes with it, and that is a second change: 64 x 64 results, GRAN_BK deep, for
+// 512 threads (v4: 32 x 32, 32 deep, 1024 threads), sized so that each thread still copies
+// one element of A and one of B a tile. The larger tile halves the global loads per FMA. The
+// cost: TM accumulators and a 64 x 64 tile take more registers and shared memory per block,
+// so fewer blocks fit an SM.
 #define GRAN_BM 64   // tile rows
 #define GRAN_BN 64   // tile columns: two warps across
 #define GRAN_BK 8    // tile depth: a 64 x 8 tile of A is one element per thread
@@ -503,7 +512,7 @@ static void launch_v5(void *problem) {
 #define BM 128  // tile rows
 #define BN 128  // tile columns
 #define BK 8    // tile depth
-#ifdef MATMUL_FP64  // 8 x 8 doubles would need more than the 255 registers a thread can have
+#ifdef MATMUL_FP64  // 8 x 8 doubles: 128 registers of results alone, half of the 255 a thread has
 #define TN 4
 #else
 #define TN 8    // results per thread along a row (TM = 8 down a column, from v5)
@@ -1348,7 +1357,7 @@ static void launch_v9(void *problem) { launch_async<async_shape>((matmul_problem
 // ---- v10 tuned ----------------------------------------------------------------------------------
 
 // The same kernel, the tile chosen for this GPU by measurement: 128 x 256 results a block,
-// 16 deep, a ring of 4 stages (100 KiB of shared memory), warps of 64 x 64 so that each
+// 16 deep, a ring of 4 stages (97 KiB of shared memory), warps of 64 x 64 so that each
 // thread computes 8 x 16 results. Per kk a thread now does 128 FMAs for 6 shared loads
 // (v9: 64 for 4), and each copied element serves more FMAs. It needs about 250 registers,
 // so one block of 8 warps runs per SM; the 4 stages keep enough copies in flight anyway.
@@ -1695,9 +1704,12 @@ static void launch_v13(void *problem) {
 // makes 32 of 128 x 256 for 132 SMs, and 128 of 64 x 128) that puts four times as many SMs to
 // work, and where they are many, a round is smaller, so a last partial one wastes less; with
 // three blocks an SM, one block's start and end overlap the others' work. The price is
-// traffic and issue slots: a k step copies 64 + 128 values for 64 x 128 x 16 FMAs where v12
-// copies 128 + 256 for four times the FMAs (43 FMAs a value instead of 85), and a thread
-// issues 4 shared loads (LDS.128) for 64 FMAs a step instead of 6 for 128.
+// traffic and issue slots: a k step copies (64 + 128) x 16 values for 64 x 128 x 16 FMAs where
+// v12 copies (128 + 256) x 16 for four times the FMAs (43 FMAs a value instead of 85), and a
+// thread issues 4 shared loads (LDS.128) for 64 FMAs a step instead of 6 for 128. v12's warps,
+// 128 rows tall, do not fit the 64-row tile: warps of 64 x 32, each thread 8 x 8 as in v8.
+// v14 starts from v12's kernel, not v13's: more, smaller tiles are another answer to the idle
+// SMs that Stream-K shares work among, and v16 chooses between the two.
 #ifdef MATMUL_FP64  // half of the doubles' 64 x 64 tile: warps of 64 x 16, 8 x 4 a thread
 typedef shape<64, 32, 16, 64, 16, 3, 2, true> smalltile_shape;
 #else
@@ -1708,19 +1720,21 @@ static void launch_v14(void *problem) { launch_async<smalltile_shape>((matmul_pr
 
 // ---- v15 splitk ---------------------------------------------------------------------------------
 
-// Even v14's tiles are too few when m and n are small: 512^3 makes 16 of them for 264 block
-// slots. But each result is a sum over k, and a sum can be cut: v15 splits every tile's k steps
-// into s equal runs, one block each, so tiles x s blocks share the work ("split-K"). It is
-// v13's kernel on v14's tile, with a plan in which every tile is cut and none is whole: each
-// run leaves its partial sums in a plane of scratch memory, and the last of a tile's blocks to
-// arrive adds the planes in the order of k and writes C. We add them there, in the same launch,
-// rather than in a second kernel (no second launch; the planes are still in L2), and not with
-// atomicAdd into C: the order of the additions, and so the rounding, would change from run to
-// run, and C would have to be zeroed first, one more pass over it.
+// Even v14's tiles are too few when m and n are small: 512^3 makes 32 of them for the 396 block
+// slots of an H200 (three an SM). But each result is a sum over k, and a sum can be cut: v15 splits
+// every tile's k steps into s equal runs, one block each, so tiles x s blocks share the work
+// ("split-K"). It is v13's kernel on v14's tile, with a plan in which (for s above 1) every tile is
+// cut and none is whole: each run leaves its partial sums in a plane of scratch memory, and the
+// last of a tile's blocks to arrive adds the planes in the order of k and writes C. We add them
+// there, in the same launch, rather than in a second kernel (no second launch; the planes are still
+// in L2), and not with atomicAdd into C: the order of the additions, and so the rounding, would
+// change from run to run, and C would have to be zeroed first, one more pass over it.
 // s is the largest that keeps all the blocks in one wave (tiles x s <= the blocks the GPU runs
 // at once) with runs of at least SPLITK_MIN_STEPS k steps, so that what a cut costs (partial
 // sums through memory, the last block's additions) stays small next to the run's work. When
-// the tiles alone fill the GPU, s = 1 and v15 is v14.
+// the tiles alone fill the GPU, s = 1 and v15 runs every tile whole, on v14's tile but in
+// v13's kernel: not v14's compiled code, and not always at v14's speed (where n is not a
+// multiple of 4 it is faster; the README's sweep).
 #define SPLITK_MIN_STEPS 8
 
 static size_t split_factor(unsigned tile_count, unsigned wave, size_t k_tiles,
@@ -1766,9 +1780,10 @@ static void launch_v15(void *problem) {
 // estimates each one's time from the shape and the GPU alone, in units of one k step of a
 // v14 block that shares its SM with two others:
 //  - blocks run in rounds, as many at once as fit the SMs (v12's tile 1 an SM, v14's 3);
-//  - a block's k step costs 1 when its SM is full, and less when fewer share it, down to
-//    DISPATCH_ALONE hundredths for a block alone; a k step of v12's tile, twice the work with
-//    the whole SM, costs DISPATCH_BIG hundredths;
+//  - a block's k step costs 1 when its SM is full, and less when fewer share it, in proportion
+//    (a v14 block alone: 1/3), but never less than DISPATCH_ALONE hundredths (a floor that
+//    the FP32 build never reaches; it binds for the FP64 build's small tile, four an SM); a k
+//    step of v12's tile, four times the work with the whole SM, costs DISPATCH_BIG hundredths;
 //  - a round costs DISPATCH_ROUND steps more (starting the pipeline, storing the tile), spread
 //    over the blocks sharing an SM, which hide each other's;
 //  - a cut tile costs what adding its planes takes: DISPATCH_CUT hundredths of a step for
@@ -1864,13 +1879,14 @@ static void launch_v16(void *problem) {
 
 // ---- v17 padded ---------------------------------------------------------------------------------
 
-// When n is not a multiple of 4, no row of B after the first starts on 16 bytes, and every
-// version copies B 4 bytes at a time: four times the copy instructions in the main loop. v17
-// copies B first into rows of ldb = n rounded up to a multiple of 4 (the extra columns stay
-// zero), which takes a pass over B, about as long as reading and writing it once, and then runs
-// v16's choice on that copy with 16-byte copies of B. C keeps its n columns, so its rows still
-// do not start on 16 bytes and are stored an element at a time, as before; that happens once a
-// tile, not once a k step. Where n is a multiple of 4, v17 is v16.
+// When n is not a multiple of 4, not every row of B starts on 16 bytes (for odd n, one row in
+// four does), and as a kernel's copies are built for all rows alike, every version copies B 4
+// bytes at a time: four times the copy instructions in the main loop. v17 copies B first into
+// rows of ldb = n rounded up to a multiple of 4 (the extra columns stay zero), which takes a
+// pass over B, about as long as reading and writing it once, and then runs v16's choice on that
+// copy with 16-byte copies of B. C keeps its n columns, so not all its rows start on 16 bytes,
+// and they are stored an element at a time, as before; that happens once a tile, not once a k
+// step. Where n is a multiple of 4, v17 is v16.
 // Copies B into p->padded_b, rows of ldb = n rounded up to a multiple of VEC, and returns ldb.
 static size_t pad_b(matmul_problem *p) {
     size_t ldb = ceil_div(p->n, VEC) * VEC;
@@ -1955,14 +1971,14 @@ static void launch_v18(void *problem) {
 
 // ---- v19 unbounded ------------------------------------------------------------------------------
 
-// v14 asks for three blocks an SM (__launch_bounds__(128, 3)), so the compiler keeps a thread
-// under 65,536 / (3 x 128) = 170 registers. That bound pays where the tiles are many, but at
-// 1024^3 v16 picks v14 for 128 tiles on 132 SMs: one block an SM, and two thirds of the
-// registers it was held away from lie unused. v19 is v18 with one more kernel: v14's, built
-// with the bound at one block an SM (the same shape, min_blocks 1), which the compiler spends on
-// a longer schedule of the same loop. v19 runs it where v16 picks v14 and the tiles all fit in
-// one round of the unbounded build (its own occupancy, from the registers the compiler took);
-// there it can only gain. Everywhere else v19 is v18.
+// v14 asks for three blocks an SM (__launch_bounds__(128, 3)), so the compiler keeps a thread at
+// 168 registers or fewer (65,536 / (3 x 128) = 170, rounded down to a multiple of 8). That bound
+// pays where the tiles are many, but at 1024^3 v16 picks v14 for 128 tiles on 132 SMs: one block an
+// SM, and two thirds of the registers it was held away from lie unused. v19 is v18 with one more
+// kernel: v14's, built with the bound at one block an SM (the same shape, min_blocks 1), which the
+// compiler spends on a longer schedule of the same loop. v19 runs it where v16 picks v14 and the
+// tiles all fit in one round of the unbounded build (its own occupancy, from the registers the
+// compiler took); there it can only gain. Everywhere else v19 is v18.
 #ifdef MATMUL_FP64
 typedef shape<64, 32, 16, 64, 16, 3, 1, true> unbounded_shape;
 #else
@@ -2090,7 +2106,8 @@ __device__ __forceinline__ void mma_16x8x16(double (&top)[2], double (&bottom)[2
 }
 
 // One warp's share of steps KK0 .. KK1 - 1 of a tile: acc[i][j] are the two results of piece
-// (i, j), rows 8 i + g and columns 8 j + 2 t, 8 j + 2 t + 1 of the warp's 64 x 32. as and bs
+// (i, j), rows 8 i + g and columns 8 j + 2 t, 8 j + 2 t + 1 of the warp's DMMA_WM x DMMA_WN
+// results (32 x 32). as and bs
 // point at the warp's first row of A and first column of B in the stage.
 template <class MMA, int KK0, int KK1>
 __device__ __forceinline__ void dmma_steps(double (&acc)[DMMA_WM / 8][DMMA_WN / 8][2],
