@@ -25,7 +25,7 @@
 //   v9 bounded      __launch_bounds__ lets the compiler compute the sums ahead of their mins
 //   v9-loop         an experiment: v9's tile loop alone, over one tile, with no copies and no
 //                   barriers (unchecked: it measures the loop, its results are not the product)
-//   v9-4x8          an experiment: v9 with 4 x 8 results a thread, twice the warps an SM
+//   v9-4x8          an experiment: v9 with 4 x 8 results a thread, 16 warps an SM to v9's 12
 //   v9-4x8-loop     an experiment: v9-4x8's loop alone, as v9-loop
 //   vN-e2e          the same version timed end to end: copy d in, pad, compute, copy r out
 //
@@ -120,7 +120,7 @@ static void transpose_cpu(const float *d, float *t, size_t n) {
 // every SM with as many blocks as it holds, and the trips add up to n^3 pairs (rounded up to a
 // multiple of CHAINS), so this row does the useful work of every version at the best rate.
 #define PEAK_THREADS 256
-// Independent chains per thread: each chain waits about 4 cycles for its last result, so
+// Independent chains per thread: each chain waits out the fixed latency of its last result, so
 // CHAINS of them let the scheduler issue back to back.
 #define CHAINS 8
 #define PEAK_STEP (-1.0f / 1024.0f)
@@ -356,8 +356,9 @@ __device__ __forceinline__ void load8(const float *row, int c, float x[RB]) {
 __device__ __forceinline__ int own(int u, int c) { return (u / VEC) * HALF + VEC * c + u % VEC; }
 
 // __launch_bounds__(64 threads, at least 1 block an SM) frees the compiler's register budget:
-// without it the compiler holds the kernel to about 100 registers, too few to keep the unrolled
-// steps' loads in flight; with it, the kernel takes 152 and an SM still holds 6 blocks.
+// without it the compiler holds the kernel to fewer registers, too few to keep the unrolled
+// steps' loads in flight; with it, the kernel takes 152 and an SM still holds 6 blocks (each of
+// the 4 schedulers has 16384 registers, and 3 warps of 32 x 152 = 4864 fit in them).
 __global__ void __launch_bounds__(RB_THREADS *RB_THREADS, 1)
     shortcut_v2_regblock(const float *__restrict__ dp, const float *__restrict__ tp,
                          float *__restrict__ r, size_t n, size_t np) {
@@ -565,7 +566,8 @@ static void launch_v4(void *problem) {
 // ---- v5 pipelined -----------------------------------------------------------------------------
 
 // In v4 each step's first addition waits for that step's shared loads, some 30 cycles, and
-// with 2 warps a block and 7 blocks an SM the scheduler does not always have another warp ready.
+// with 2 warps a block and 6 blocks an SM, 3 warps a scheduler, there is not always another warp
+// ready.
 // Now each thread reads the operands of step k + 1 into a second set of registers before it
 // computes step k, so the loads have a whole step (128 instructions) to arrive. The compiler
 // reuses the sums' temporaries for them: the kernel needs only one register more than v4.
@@ -752,7 +754,8 @@ static void launch_v6(void *problem) {
 
 // The same kernel with 16 steps a tile: a barrier, a wait and a round of copies every 16 steps
 // instead of every 8, and the copies of one tile have twice as long to arrive. The two buffers
-// take 16 KiB a block, which 7 blocks an SM (the registers' limit) still fit many times over.
+// take 16 KiB a block, and 6 blocks an SM (the registers' limit: 132 registers, allocated as
+// 136, leave room for 3 warps a scheduler) need 96 KiB, well within the SM's shared memory.
 #define KT_DEEP 16
 static_assert(BLOCK64 % KT_DEEP == 0, "n rounded up to KT_DEEP stays inside the padded buffers");
 
@@ -775,7 +778,7 @@ static void launch_v7(void *problem) {
 // so one VIMNMX3 is an exact min of three floats. Now each thread takes the steps two at a time:
 // two FADDs and one VIMNMX3 do two pairs, 3 instructions instead of 4, and the min unit is no
 // longer the limit (the `peak3` row measures the new ceiling). The results are the same bits.
-// (Before Hopper, __vimin3_s32 compiles to two integer mins: correct, not faster.)
+// (Before Hopper, __vimin3_s32 is emulated with two-way integer mins: correct, not faster.)
 __device__ __forceinline__ int bits(float x) { return __float_as_int(x); }
 
 // The experiments after v9 run this kernel with 4 rows of results a thread instead of 8 (ROWS),
@@ -895,13 +898,14 @@ static void launch_v8(void *problem) {
 
 // ---- v9 bounded --------------------------------------------------------------------------------
 
-// v8 leaves a third of the issue slots empty, and Nsight Compute says why: the most common stall
-// is `wait`, a warp waiting out the fixed latency of an instruction it depends on. Not knowing
-// the block size, the compiler holds v8 to 133 registers and computes each pair of sums just
-// before the VIMNMX3 that takes them, so every VIMNMX3 waits some 4 cycles for its FADDs, and 7
-// blocks of 2 warps an SM are too few to fill those cycles. __launch_bounds__(64 threads, at
-// least 5 blocks an SM), v2's tool again, lets the compiler schedule for this block: it takes
-// 162 registers, computes the sums well ahead of their mins, and an SM still holds 6 blocks.
+// v8 leaves about a quarter of the issue slots empty (74% busy at n = 6300), and Nsight Compute
+// says why: the most common stall is `wait`, a warp waiting out the fixed latency of an
+// instruction it depends on. Not knowing the block size, the compiler holds v8 to 133 registers
+// and computes each pair of sums just before the VIMNMX3 that takes them, so every VIMNMX3 waits
+// out its FADDs' latency, and 6 blocks of 2 warps an SM are too few to fill those cycles.
+// __launch_bounds__(64 threads, at least 5 blocks an SM), v2's tool again, lets the compiler
+// schedule for this block: it takes 162 registers, computes the sums well ahead of their mins,
+// and an SM still holds 6 blocks.
 #define V9_MIN_BLOCKS 5
 template <int DEPTH>
 __global__ void __launch_bounds__(RB_THREADS *RB_THREADS, V9_MIN_BLOCKS)
@@ -933,9 +937,9 @@ __global__ void __launch_bounds__(RB_THREADS *RB_THREADS, V9_MIN_BLOCKS)
 }
 
 // v9-4x8: more warps for the schedulers to choose from. 4 x 8 results a thread in blocks of
-// 128 threads (8 x 16) need fewer registers, so an SM holds twice the warps, at the price of one
-// more shared load for every 32 pairs instead of every 64. __launch_bounds__(128, 4) gives the
-// compiler about 128 registers; it takes 107, 4 blocks (16 warps) an SM. v9-4x8-loop is its
+// 128 threads (8 x 16) need fewer registers, so an SM holds 16 warps to v9's 12, at the price of
+// one more shared load for every 32 pairs instead of every 64. __launch_bounds__(128, 4) gives
+// the compiler about 128 registers; it takes 107, 4 blocks (16 warps) an SM. v9-4x8-loop is its
 // loop alone, as v9-loop is v9's.
 #define ROWS_4X8 4
 #define THREADS_4X8 (RB_THREADS * BLOCK64 / ROWS_4X8)

@@ -423,12 +423,14 @@ static void launch_cublas(void *problem) {
 }
 
 // ---- peak: the tensor cores' ceiling -----------------------------------------------------------
-// Two blocks an SM, two warpgroups each, issue 64 x 256 x 16 wgmma back to back on one pair
-// of tiles in shared memory: no loads, no stores, nothing but the multiplies. They do as many
-// as the product needs (2 m n k operations, rounded up to whole batches of 8 wgmma), so the
-// row's TFLOP/s
-// is the rate this GPU sustains on the tensor cores. The tiles hold small non-zero values: a
-// product of zeros runs faster than real data.
+// Blocks of two warpgroups issue 64 x 256 x 16 wgmma back to back on one pair of tiles in shared
+// memory: no loads, no stores, nothing but the multiplies. They do as many as the product needs
+// (2 m n k operations, rounded up to whole batches of 8 wgmma), so the row's TFLOP/s is the rate
+// this GPU sustains on the tensor cores. The grid has PEAK_BLOCKS_PER_SM blocks for each SM, but
+// only one is resident on an SM at a time: at the 154 registers a thread the compiler gives this
+// kernel, a warp needs 4,928 and a scheduler's quarter of the register file (16,384) holds 3
+// warps, 12 an SM, fewer than two blocks' 16. So the blocks run as two waves, two warpgroups an
+// SM. The tiles hold small non-zero values: a product of zeros runs faster than real data.
 
 constexpr int PEAK_BLOCKS_PER_SM = 2;
 constexpr int PEAK_BATCH = 8;                                  // wgmma a commit group
