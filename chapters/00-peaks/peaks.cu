@@ -25,8 +25,9 @@
 // unrolling buys, and what it costs once the loop outgrows the instruction caches:
 //   fma-unroll1     the loop rolled: a counter, a compare and a branch for every 8 FFMAs
 //   fma-unroll128   1024 FFMAs a pass, about 17 KiB of machine code (16 bytes an instruction)
-//   fma-unroll512   4096 FFMAs, about 66 KiB
-//   fma-unroll2048  16384 FFMAs, about 260 KiB (nvcc unrolls no further: it ignores 4096)
+//   fma-unroll512   4096 FFMAs, about 65 KiB
+//   fma-unroll2048  16384 FFMAs, about 257 KiB (TRY: ask for 4096; make sass CH=00-peaks shows
+//                   what nvcc made of it)
 // The smem loop with narrower loads, and the old 8-byte bank mode:
 //   smem-lds32      4-byte loads: a warp reads 128 contiguous bytes, a quarter of LDS.128's
 //   smem-lds64      8-byte loads
@@ -58,9 +59,10 @@
 #define DEFAULT_WARMUP 3
 #define DEFAULT_SEED 42
 
-// The arithmetic kernels: 256 threads a block and as many blocks an SM as it holds (8 on Hopper,
-// 64 warps). Many warps, each with several independent chains, keep every pipeline busy however
-// long its latency.
+// The arithmetic kernels: 256 threads a block, and a grid of as many threads as the SMs can hold
+// (8 blocks an SM on Hopper, 64 warps). A kernel whose registers let fewer blocks an SM run at
+// once (the tensor-core ones) runs that grid in rounds. Many warps, each with several
+// independent chains, keep every pipeline busy however long its latency.
 #define PEAK_THREADS 256
 // Independent chains per thread: the next instruction of a chain waits for the last one (about
 // 4 cycles), so a thread gives the scheduler CHAINS instructions it can issue back to back. The

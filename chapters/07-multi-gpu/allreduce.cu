@@ -32,9 +32,9 @@
 #include "npy.h"
 #include "rng.h"
 
-// 2^28 floats: 1 GiB a GPU, eighteen times the 60 MB L2 of an H200, and the size at which the
-// project measured NCCL on two H200s (README). Large messages are where an all-reduce is bound by
-// the links, which is the lesson; the bench sweep goes down to 4 KiB.
+// 2^28 floats: 1 GiB a GPU, about seventeen times the 60 MiB L2 of an H200, and the largest size
+// of the bench sweep. Large messages are where an all-reduce is bound by the links, which is the
+// lesson; the bench sweep goes down to 4 KiB.
 #define DEFAULT_N 268435456
 // 20 timed launches give a stable median; 3 warm-up launches take NCCL's first-call set-up,
 // module loading and first-touch effects out of the numbers.
@@ -352,8 +352,11 @@ static void launch_v2(void *problem) {
 // while stream 0 sums chunk c (v2's kernel) and stream 2 copies chunk c - 1 out, each waiting
 // only for the events of the chunk it needs. Only the first chunk's copy in and the last chunk's
 // copy out are left outside the overlap.
-// PIPELINE_MIN_CHUNK: 1 Mi floats (4 MiB). Each copy and each kernel costs some microseconds to
-// start; a 4 MiB chunk takes ten or more to cross NVLink, so the overlap still pays.
+// PIPELINE_MIN_CHUNK: 1 Mi floats (4 MiB). A shard of up to this size is not cut at all; a larger
+// one gets as many chunks as keep each chunk no larger than this, up to PIPELINE_MAX_CHUNKS
+// (so chunks are 2 to 4 MiB until the cap, and larger after it). Each copy and each kernel costs
+// some microseconds to start; 4 MiB takes about 9 of them to cross NVLink even at the datasheet's
+// 450 GB/s each way, so the overlap still pays.
 // PIPELINE_MAX_CHUNKS: 16 leaves about 1/16 of the copies outside the overlap.
 #define PIPELINE_MIN_CHUNK ((size_t)1 << 20)
 #define PIPELINE_MAX_CHUNKS 16
