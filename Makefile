@@ -62,13 +62,15 @@ all: $(PROGRAMS) build/gpuinfo
 build build/common:
 	@mkdir -p $@
 
-# The compile flags and commit, recorded in every results file; rewritten only on change.
+# The compile flags and commit, recorded in every results file; rewritten only on change. The
+# temporary file is this shell's own, so that several makes at once (one `make sanitize CH=`
+# per chapter) do not trip over each other.
 # A copy of the tree without .git can be told its commit: make COMMIT=abc1234.
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell \
             git diff --quiet HEAD -- chapters common 2>/dev/null || echo -dirty)
 build/kl_build.h: FORCE | build
 	@printf '#define KL_FLAGS "%s"\n#define KL_COMMIT "%s"\n' '$(strip $(NVFLAGS))' '$(COMMIT)' \
-	  > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+	  > $@.$$$$; cmp -s $@.$$$$ $@ && rm $@.$$$$ || mv $@.$$$$ $@
 
 build/common/%.o: common/%.c $(COMMON_HDRS) | build/common
 	$(CC) $(CFLAGS) -c -o $@ $<

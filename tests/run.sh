@@ -3,6 +3,8 @@
 # exit codes, (d) the plot scripts and README tables on the committed CSVs, (e) the exercises,
 # their kits and the grader, (f) every chapter built for every GPU generation, (g) with a GPU,
 # every version of every chapter over its test sizes, and the grader on the GPU. Ends with "N passed, N failed".
+# KL_SECTIONS picks sections by letter (default: all), for a second run of part of it:
+# KL_SECTIONS=g make test reruns the GPU sweep alone.
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -21,35 +23,6 @@ count_lines() {
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then fail "$label exited $rc"; fi
     if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then fail "$label ran no check"; fi
 }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-echo "== (a) unit tests of common/"
-build/test_common "$tmp" >"$tmp/unit.log" 2>&1
-count_lines unit "$tmp/unit.log" $?
-if python3 -c 'import numpy' 2>/dev/null || [ -x .venv/bin/python ]; then
-    py=python3; python3 -c 'import numpy' 2>/dev/null || py=.venv/bin/python
-    if "$py" - "$tmp" <<'PY'; then pass "npy: numpy reads back what we wrote"; else fail "npy: numpy read-back"; fi
-import sys, numpy as np
-d = sys.argv[1]
-m = np.load(d + "/m.npy"); one = np.load(d + "/one.npy")
-assert m.dtype == np.float32 and m.shape == (2, 3) and (m == np.arange(1, 7).reshape(2, 3)).all()
-assert one.dtype == np.uint32 and one.shape == (1,) and one[0] == 7
-PY
-else
-    skip "npy read-back: no numpy"
-fi
-
-echo "== (b) CPU references against brute force"
-for d in $(chapters); do
-    for prog in $(programs "$d"); do
-        build/"$prog" --self-test >"$tmp/self.log" 2>&1
-        count_lines "$prog --self-test" "$tmp/self.log" $?
-    done
-    echo "   $(basename "$d"): done"
-done
-
-echo "== (c) bad input: exit code and a one-line message"
 # expect CODE PROGRAM ARGS...: the exit code, exactly one line on stderr, naming what was wrong
 expect() {
     local code=$1 prog=$2; shift 2
@@ -67,132 +40,182 @@ expect() {
         pass "$prog $* -> $code: $(cat "$tmp/err")"
     fi
 }
-if gpu_present >/dev/null; then have_gpu=1; else have_gpu=0; fi
-for d in $(chapters); do
-    for prog in $(programs "$d"); do
-        EXPECT_WORD=-n expect 2 "$prog" -n 0
-        EXPECT_WORD=-n expect 2 "$prog" -n -7
-        EXPECT_WORD=-n expect 2 "$prog" -n abc
-        EXPECT_WORD=-n expect 2 "$prog" -n 12abc
-        EXPECT_WORD=-n expect 2 "$prog" -n 99999999999999999999999
-        EXPECT_WORD=-n expect 2 "$prog" -n 2147483648
-        EXPECT_WORD=-n expect 2 "$prog" -n
-        EXPECT_WORD=-m expect 2 "$prog" -m 0
-        EXPECT_WORD=nosuch expect 2 "$prog" -v nosuch
-        first=$(build/"$prog" --list 2>/dev/null | awk 'NR == 2 {print $1}')
-        EXPECT_WORD=v9x expect 2 "$prog" -v "$first,v9x"
-        EXPECT_WORD=--bogus expect 2 "$prog" --bogus
-        EXPECT_WORD=--reps expect 2 "$prog" --reps 0
-        EXPECT_WORD=--warmup expect 2 "$prog" --warmup -1
-        EXPECT_WORD=--seed expect 2 "$prog" --seed x
-        EXPECT_WORD=--input expect 2 "$prog" --input nosuch
-        EXPECT_WORD=stray expect 2 "$prog" stray
-        if [ "$have_gpu" = 0 ]; then
-            EXPECT_WORD=GPU expect 3 "$prog" -n 5
-        fi
-        while read -r code args; do
-            # shellcheck disable=SC2086
-            EXPECT_WORD= expect "$code" "$prog" $args
-        done < <(arg_lines "$d/bad.args")
-        # --help and --list need no GPU and succeed
-        if build/"$prog" --help >/dev/null 2>&1 && build/"$prog" --list >/dev/null 2>&1; then
-            pass "$prog --help and --list exit 0"
-        else
-            fail "$prog --help or --list"
-        fi
-    done
-done
+sections=${KL_SECTIONS:-abcdefg}
+if [[ ! $sections =~ ^[a-g]+$ ]]; then
+    echo "KL_SECTIONS must be letters from a to g, not '$sections'" >&2
+    exit 2
+fi
+want() { [[ $sections == *"$1"* ]]; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-echo "== (d) plots and README tables from the committed CSVs"
-if [ -f build/plots-skip ]; then
-    skip "plots: $(cat build/plots-skip)"
-else
-    bash plots/plot.sh --out "$tmp/figures" >"$tmp/plots.log" 2>&1
-    count_lines "plots" "$tmp/plots.log" $?
-    python3 plots/evidence.py check >"$tmp/evidence-marks.log" 2>&1
-    count_lines "numbers marked in the READMEs" "$tmp/evidence-marks.log" $?
-    python3 tests/test_ncu.py >"$tmp/ncu.log" 2>&1
-    count_lines "profiler evidence (plots/ncu.py)" "$tmp/ncu.log" $?
-    # twice, the same bytes: no date, version or random id in any figure file
-    bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
-    if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then
-        pass "figures: two runs of make plots write the same bytes ($(find "$tmp/figures" -type f | wc -l) files)"
+if want a; then
+    echo "== (a) unit tests of common/"
+    build/test_common "$tmp" >"$tmp/unit.log" 2>&1
+    count_lines unit "$tmp/unit.log" $?
+    if python3 -c 'import numpy' 2>/dev/null || [ -x .venv/bin/python ]; then
+        py=python3; python3 -c 'import numpy' 2>/dev/null || py=.venv/bin/python
+        if "$py" - "$tmp" <<'PY'; then pass "npy: numpy reads back what we wrote"; else fail "npy: numpy read-back"; fi
+import sys, numpy as np
+d = sys.argv[1]
+m = np.load(d + "/m.npy"); one = np.load(d + "/one.npy")
+assert m.dtype == np.float32 and m.shape == (2, 3) and (m == np.arange(1, 7).reshape(2, 3)).all()
+assert one.dtype == np.uint32 and one.shape == (1,) and one[0] == 7
+PY
     else
-        fail "figures differ between two runs: $(echo "$differ" | head -n 3)"
+        skip "npy read-back: no numpy"
     fi
 fi
 
-echo "== (e) exercises, starter kits and the grader"
-if python3 -c 'import tomllib' 2>/dev/null || python3 -c 'import tomli' 2>/dev/null; then
-    python3 tests/grader/test_grader.py cpu >"$tmp/grader.log" 2>&1
-    count_lines "grader" "$tmp/grader.log" $?
-    echo "   $(grep -c '^PASS' "$tmp/grader.log") checks"
-else
-    skip "exercises and grader: they need Python 3.11 or later (tomllib), or the tomli package"
-fi
-
-echo "== (f) every chapter compiles for every GPU generation the toolkit knows"
-make --no-print-directory -k -j"$(nproc)" archs >"$tmp/archs.log" 2>&1
-for d in $(chapters); do
-    for prog in $(programs "$d"); do
-        if [ -f "build/archs/$prog.ok" ]; then
-            pass "$prog builds for $(make -s --no-print-directory print-archs)"
-        else
-            fail "$prog does not build for every architecture:"
-            grep -m 5 -E 'error' "$tmp/archs.log" | sed 's/^/    /'
-        fi
-    done
-done
-
-# the compiler's report for sm_90 still says what plots/evidence/ says (the READMEs quote it)
-make --no-print-directory -s -j"$(nproc)" evidence-check >"$tmp/evidence.log" 2>&1
-rc=$?
-if grep -q '^SKIP' "$tmp/evidence.log"; then skip "$(grep -m 1 '^SKIP' "$tmp/evidence.log" | cut -c6-)"
-else count_lines "evidence" "$tmp/evidence.log" $rc; fi
-
-echo "== (g) GPU sweep: every version at every test size"
-if reason=$(gpu_present); then
-    echo "   $(build/gpuinfo)"
+if want b; then
+    echo "== (b) CPU references against brute force"
     for d in $(chapters); do
         for prog in $(programs "$d"); do
-            while read -r args; do
+            build/"$prog" --self-test >"$tmp/self.log" 2>&1
+            count_lines "$prog --self-test" "$tmp/self.log" $?
+        done
+        echo "   $(basename "$d"): done"
+    done
+fi
+
+if want c; then
+    echo "== (c) bad input: exit code and a one-line message"
+    if gpu_present >/dev/null; then have_gpu=1; else have_gpu=0; fi
+    for d in $(chapters); do
+        for prog in $(programs "$d"); do
+            EXPECT_WORD=-n expect 2 "$prog" -n 0
+            EXPECT_WORD=-n expect 2 "$prog" -n -7
+            EXPECT_WORD=-n expect 2 "$prog" -n abc
+            EXPECT_WORD=-n expect 2 "$prog" -n 12abc
+            EXPECT_WORD=-n expect 2 "$prog" -n 99999999999999999999999
+            EXPECT_WORD=-n expect 2 "$prog" -n 2147483648
+            EXPECT_WORD=-n expect 2 "$prog" -n
+            EXPECT_WORD=-m expect 2 "$prog" -m 0
+            EXPECT_WORD=nosuch expect 2 "$prog" -v nosuch
+            first=$(build/"$prog" --list 2>/dev/null | awk 'NR == 2 {print $1}')
+            EXPECT_WORD=v9x expect 2 "$prog" -v "$first,v9x"
+            EXPECT_WORD=--bogus expect 2 "$prog" --bogus
+            EXPECT_WORD=--reps expect 2 "$prog" --reps 0
+            EXPECT_WORD=--warmup expect 2 "$prog" --warmup -1
+            EXPECT_WORD=--seed expect 2 "$prog" --seed x
+            EXPECT_WORD=--input expect 2 "$prog" --input nosuch
+            EXPECT_WORD=stray expect 2 "$prog" stray
+            if [ "$have_gpu" = 0 ]; then
+                EXPECT_WORD=GPU expect 3 "$prog" -n 5
+            fi
+            while read -r code args; do
                 # shellcheck disable=SC2086
-                if build/"$prog" $args --check-only >"$tmp/sweep.log" 2>&1; then
-                    pass "$prog $args"
-                else
-                    fail "$prog $args (exit $?)"
-                    grep -i -E 'mismatch|wrong|error|no$' "$tmp/sweep.log" | head -n 8 | sed 's/^/    /'
-                fi
-            done < <(arg_lines "$d/test.args")
+                EXPECT_WORD= expect "$code" "$prog" $args
+            done < <(arg_lines "$d/bad.args")
+            # --help and --list need no GPU and succeed
+            if build/"$prog" --help >/dev/null 2>&1 && build/"$prog" --list >/dev/null 2>&1; then
+                pass "$prog --help and --list exit 0"
+            else
+                fail "$prog --help or --list"
+            fi
         done
     done
-    # --save writes .npy files that numpy reads back as the right transpose
-    if build/transpose -m 3 -n 5 -v v2 --check-only --save "$tmp/npy" >/dev/null 2>&1 &&
-        python3 - "$tmp/npy" <<'PY'; then
+fi
+
+if want d; then
+    echo "== (d) plots and README tables from the committed CSVs"
+    if [ -f build/plots-skip ]; then
+        skip "plots: $(cat build/plots-skip)"
+    else
+        bash plots/plot.sh --out "$tmp/figures" >"$tmp/plots.log" 2>&1
+        count_lines "plots" "$tmp/plots.log" $?
+        python3 plots/evidence.py check >"$tmp/evidence-marks.log" 2>&1
+        count_lines "numbers marked in the READMEs" "$tmp/evidence-marks.log" $?
+        python3 tests/test_ncu.py >"$tmp/ncu.log" 2>&1
+        count_lines "profiler evidence (plots/ncu.py)" "$tmp/ncu.log" $?
+        # twice, the same bytes: no date, version or random id in any figure file
+        bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
+        if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then
+            pass "figures: two runs of make plots write the same bytes ($(find "$tmp/figures" -type f | wc -l) files)"
+        else
+            fail "figures differ between two runs: $(echo "$differ" | head -n 3)"
+        fi
+    fi
+fi
+
+if want e; then
+    echo "== (e) exercises, starter kits and the grader"
+    if python3 -c 'import tomllib' 2>/dev/null || python3 -c 'import tomli' 2>/dev/null; then
+        python3 tests/grader/test_grader.py cpu >"$tmp/grader.log" 2>&1
+        count_lines "grader" "$tmp/grader.log" $?
+        echo "   $(grep -c '^PASS' "$tmp/grader.log") checks"
+    else
+        skip "exercises and grader: they need Python 3.11 or later (tomllib), or the tomli package"
+    fi
+fi
+
+if want f; then
+    echo "== (f) every chapter compiles for every GPU generation the toolkit knows"
+    make --no-print-directory -k -j"$(nproc)" archs >"$tmp/archs.log" 2>&1
+    for d in $(chapters); do
+        for prog in $(programs "$d"); do
+            if [ -f "build/archs/$prog.ok" ]; then
+                pass "$prog builds for $(make -s --no-print-directory print-archs)"
+            else
+                fail "$prog does not build for every architecture:"
+                grep -m 5 -E 'error' "$tmp/archs.log" | sed 's/^/    /'
+            fi
+        done
+    done
+
+    # the compiler's report for sm_90 still says what plots/evidence/ says (the READMEs quote it)
+    make --no-print-directory -s -j"$(nproc)" evidence-check >"$tmp/evidence.log" 2>&1
+    rc=$?
+    if grep -q '^SKIP' "$tmp/evidence.log"; then skip "$(grep -m 1 '^SKIP' "$tmp/evidence.log" | cut -c6-)"
+    else count_lines "evidence" "$tmp/evidence.log" $rc; fi
+fi
+
+if want g; then
+    echo "== (g) GPU sweep: every version at every test size"
+    if reason=$(gpu_present); then
+        echo "   $(build/gpuinfo)"
+        for d in $(chapters); do
+            for prog in $(programs "$d"); do
+                while read -r args; do
+                    # shellcheck disable=SC2086
+                    if build/"$prog" $args --check-only >"$tmp/sweep.log" 2>&1; then
+                        pass "$prog $args"
+                    else
+                        fail "$prog $args (exit $?)"
+                        grep -i -E 'mismatch|wrong|error|no$' "$tmp/sweep.log" | head -n 8 | sed 's/^/    /'
+                    fi
+                done < <(arg_lines "$d/test.args")
+            done
+        done
+        # --save writes .npy files that numpy reads back as the right transpose
+        if build/transpose -m 3 -n 5 -v v2 --check-only --save "$tmp/npy" >/dev/null 2>&1 &&
+            python3 - "$tmp/npy" <<'PY'; then
 import sys, numpy as np
 d = sys.argv[1]
 a = np.load(d + "/in.npy"); t = np.load(d + "/v2.npy")
 assert a.shape == (3, 5) and t.shape == (5, 3) and (a.T == t).all()
 PY
-        pass "transpose --save: numpy reads in.npy and v2.npy, v2 == in.T"
+            pass "transpose --save: numpy reads in.npy and v2.npy, v2 == in.T"
+        else
+            fail "transpose --save"
+        fi
+        EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
+        echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
+        # About 8 minutes on an H200. KL_GRADER_GPU=0 leaves it to a run of its own,
+        # python3 tests/grader/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).
+        if [ "${KL_GRADER_GPU:-1}" = 0 ]; then
+            skip "the grader on the GPU: KL_GRADER_GPU=0 (run tests/grader/test_grader.py gpu on its own)"
+        else
+            python3 tests/grader/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
+            count_lines "grader on the GPU" "$tmp/grader-gpu.log" $?
+            grep -E '^(PASS|FAIL|SKIP)' "$tmp/grader-gpu.log" | sed 's/^/   /'
+        fi
     else
-        fail "transpose --save"
+        skip "GPU sweep: $reason"
     fi
-    EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
-    echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
-    # About 8 minutes on an H200. KL_GRADER_GPU=0 leaves it to a run of its own,
-    # python3 tests/grader/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).
-    if [ "${KL_GRADER_GPU:-1}" = 0 ]; then
-        skip "the grader on the GPU: KL_GRADER_GPU=0 (run tests/grader/test_grader.py gpu on its own)"
-    else
-        python3 tests/grader/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
-        count_lines "grader on the GPU" "$tmp/grader-gpu.log" $?
-        grep -E '^(PASS|FAIL|SKIP)' "$tmp/grader-gpu.log" | sed 's/^/   /'
-    fi
-else
-    skip "GPU sweep: $reason"
 fi
 
 echo
+[ "$sections" = abcdefg ] || echo "(sections $sections of abcdefg)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
