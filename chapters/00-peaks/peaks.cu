@@ -404,8 +404,8 @@ __global__ void peak_dmma16(double *out, int trips) {
 
 // The special-function rows: the sweep of sfu.cuh with four functions. sinf is a routine of some
 // twenty instructions on the FMA pipe: it reduces x to [-pi/4, pi/4] with three FMAs against the
-// parts of pi/2, evaluates a polynomial, and keeps a slow path (local memory) for |x| >= 105615
-// that our arguments never take. __sinf is one multiply by 1/(2 pi) and one MUFU.SIN, on the
+// parts of pi/2, evaluates a polynomial, and keeps a slow path (local memory) for |x| above
+// 105615 (CUDART_TRIG_PLOSS_F in the toolkit's math_constants.h) that our arguments never take. __sinf is one multiply by 1/(2 pi) and one MUFU.SIN, on the
 // special-function units: 16 results a clock an SM on compute capability 9.0 (Programming Guide,
 // "Arithmetic Instructions"), against 128 FMAs.
 __global__ void peak_sinf(float *out, int iters, float step) {

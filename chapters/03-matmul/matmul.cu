@@ -1450,11 +1450,12 @@ static void launch_v12(void *problem) { launch_async<tallwarp_shape>((matmul_pro
 // a copy of v12's rather than a function both call: moved into one, v12's own registers came
 // out differently. And the planes have C's row length, so that storing a piece's sums is the
 // same code as storing a tile: with a layout of their own, the compiler scheduled the main
-// loop differently and it ran 7% slower.
+// loop differently and it ran slower (a scratch build, not in the committed results).
 #define STREAMK_MAX_SHARE 4  // a tile's k steps are cut into at most this many runs
-// Cutting costs each SM about 9 k steps of time (pieces start and end twice, partial sums go
-// through memory; measured at 2048^3). The last wave is cut only when the SMs it leaves idle
-// would otherwise waste more: at least this many k steps on average over all the SMs.
+// Cutting has a cost of its own, paid in k steps' worth of time on each SM: pieces start and end
+// twice, and partial sums go through memory. The last wave is cut only when the SMs it leaves
+// idle would otherwise waste more: at least this many k steps on average over all the SMs, a
+// margin chosen above that cost in scratch runs at 2048^3 (not in the committed results).
 #define STREAMK_MIN_GAIN 16
 
 struct streamk_piece {
