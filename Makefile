@@ -62,8 +62,8 @@ all: $(PROGRAMS) build/gpuinfo
 build build/common:
 	@mkdir -p $@
 
-# The compile flags and commit, recorded in every results file; rewritten only on change. The
-# temporary file is this shell's own, so that several makes at once (one `make sanitize CH=`
+# The compile flags and commit, recorded in every results file; rewritten only on change, through
+# a temporary file of this shell's own, so that several makes at once (one `make sanitize CH=`
 # per chapter) do not trip over each other.
 # A copy of the tree without .git can be told its commit: make COMMIT=abc1234.
 COMMIT ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)$(shell \
