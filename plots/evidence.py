@@ -99,10 +99,13 @@ def chapter_name(program):
 OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS", "UTMALDG",
            "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR", "MUFU", "FMUL", "LDL",
            "REDG", "BRA", "FADD", "FMNMX", "VIMNMX3"]
-# Widths and paths, counted on the opcode's modifiers: 16-byte global and shared accesses
-# (LDG.E.128, STS.128...) and global loads through the read-only path (LDG.E.CONSTANT).
+# Widths, paths and hints, counted on the opcode's modifiers: 16-byte global and shared accesses
+# (LDG.E.128, STS.128...), global loads through the read-only path (LDG.E.CONSTANT), and global
+# loads that carry an L2 fetch-size hint (LDG.E.LTC128B, LDG.E.LTC256B: PTX's .L2::128B and
+# .L2::256B; a modifier that starts with LTC).
 MODIFIED = {"LDG.128": ("LDG", "128"), "STG.128": ("STG", "128"), "LDS.128": ("LDS", "128"),
-            "STS.128": ("STS", "128"), "LDG.CONSTANT": ("LDG", "CONSTANT")}
+            "STS.128": ("STS", "128"), "LDG.CONSTANT": ("LDG", "CONSTANT"),
+            "LDG.LTC": ("LDG", "LTC*")}
 TOTAL = "instructions"
 LOOP = "loop"
 COUNTS = OPCODES + list(MODIFIED) + [TOTAL, LOOP]
@@ -143,7 +146,10 @@ def parse_sass(cubin):
             if op in OPCODES:
                 row[op] += 1
             for column, (base, modifier) in MODIFIED.items():
-                row[column] += op == base and modifier in modifiers
+                if modifier.endswith("*"):
+                    row[column] += op == base and any(x.startswith(modifier[:-1]) for x in modifiers)
+                else:
+                    row[column] += op == base and modifier in modifiers
     return sorted(rows, key=lambda r: r["kernel"])
 
 
