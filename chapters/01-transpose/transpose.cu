@@ -17,9 +17,11 @@
 //   v8 wide       128 x 64 tiles, 32 elements a thread, now that they are all in flight
 //   v9 aligned    each warp-wide store starts on a 32-byte sector of out, so only the two
 //                 ends of an output run share a sector with another block
+//   v10 fetch256  each load asks L2 to fetch 256 bytes, not just the sectors it touches, so
+//                 the next piece of a row that starts inside a sector is already on its way
 //
 // Build and run:   make build/transpose && build/transpose            (8192 x 8192)
-//                  build/transpose -m 8191 -n 8193 -v v2,v9 --reps 50
+//                  build/transpose -m 8191 -n 8193 -v v9,v10 --reps 50
 //                  build/transpose --list | --help | --check-only | --save out/
 #include <string.h>
 
@@ -519,6 +521,79 @@ static void launch_v9(void *problem) {
     CHECK_LAUNCH();
 }
 
+// ---- v10 fetch256 -------------------------------------------------------------------------------
+
+// v9, with one hint on its loads. At 8191 x 8193 a warp's 128 bytes of a row start inside a
+// sector and end inside another, and the rest of those two sectors is asked for later, by the
+// warp that reads the next piece of the row. The PTX load `ld.global.nc.L2::256B` asks L2 to
+// fetch 256 bytes along with the sectors the warp touched (the prefetch size: a hint, compute
+// capability 8.0 and later), so the next piece's sectors are already there or on their way.
+// CUDA C++ has no intrinsic for the hint, so load_fetch256 is one line of inline PTX; `.nc` is
+// the read-only path that v9's `const __restrict__` loads already take.
+__device__ __forceinline__ float load_fetch256(const float *p) {
+#if __CUDA_ARCH__ >= 800
+    float value;
+    asm("ld.global.nc.L2::256B.f32 %0, [%1];" : "=f"(value) : "l"(p));
+    return value;
+#else
+    return __ldg(p);  // the hint needs compute capability 8.0; on Turing v10 is v9
+#endif
+}
+
+__global__ void transpose_v10_fetch256(const float *__restrict__ in, float *__restrict__ out,
+                                       size_t m, size_t n) {
+    __shared__ float tile[TALL_ROWS][WIDE_COLS + 1];
+    tile_origin t = block_tile_by_column(m, TALL_ROWS, WIDE_COLS);
+    float v[TALL_ROWS / BLOCK_ROWS][WIDE_COLS / TILE];  // this thread's elements, in flight
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < WIDE_COLS; x += TILE) {
+            size_t r = t.r0 + threadIdx.y + y, c = t.c0 + threadIdx.x + x;
+            v[y / BLOCK_ROWS][x / TILE] = (r < m && c < n) ? load_fetch256(&in[r * n + c]) : 0.0f;
+        }
+    }
+#pragma unroll
+    for (int y = 0; y < TALL_ROWS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x < WIDE_COLS; x += TILE)
+            tile[threadIdx.y + y][threadIdx.x + x] = v[y / BLOCK_ROWS][x / TILE];
+    }
+    __syncthreads();  // the whole tile is loaded before anyone reads a column of it
+    // Piece x of a run covers tile rows j = x + lane - shift: x = 0 starts before the run,
+    // x = TALL_ROWS ends after it.
+    int shift[WIDE_COLS / BLOCK_ROWS];                      // per output row of this warp
+    float w[WIDE_COLS / BLOCK_ROWS][TALL_ROWS / TILE + 1];  // this thread's outputs
+#pragma unroll
+    for (int y = 0; y < WIDE_COLS; y += BLOCK_ROWS) {
+        size_t out_r = t.c0 + threadIdx.y + y;
+        shift[y / BLOCK_ROWS] = (int)((out_r * m + t.r0) % SECTOR_FLOATS);
+#pragma unroll
+        for (int x = 0; x <= TALL_ROWS; x += TILE) {
+            int j = x + (int)threadIdx.x - shift[y / BLOCK_ROWS];
+            w[y / BLOCK_ROWS][x / TILE] = tile[min(max(j, 0), TALL_ROWS - 1)][threadIdx.y + y];
+        }
+    }
+#pragma unroll
+    for (int y = 0; y < WIDE_COLS; y += BLOCK_ROWS) {
+#pragma unroll
+        for (int x = 0; x <= TALL_ROWS; x += TILE) {
+            int j = x + (int)threadIdx.x - shift[y / BLOCK_ROWS];
+            size_t out_r = t.c0 + threadIdx.y + y, out_c = t.r0 + j;
+            if (j >= 0 && j < TALL_ROWS && out_r < n && out_c < m)
+                out[out_r * m + out_c] = w[y / BLOCK_ROWS][x / TILE];
+        }
+    }
+}
+
+static void launch_v10(void *problem) {
+    transpose_problem *p = (transpose_problem *)problem;
+    dim3 block(TILE, BLOCK_ROWS);
+    transpose_v10_fetch256<<<tiles(p->m, p->n, TALL_ROWS, WIDE_COLS), block>>>(p->in, p->out,
+                                                                              p->m, p->n);
+    CHECK_LAUNCH();
+}
+
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
@@ -534,6 +609,7 @@ static const version versions[] = {
     {"v7", "staged", launch_v7, 0},
     {"v8", "wide", launch_v8, 0},
     {"v9", "aligned", launch_v9, 0},
+    {"v10", "fetch256", launch_v10, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
