@@ -101,8 +101,8 @@ OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS"
            "REDG", "BRA", "FADD", "FMNMX", "VIMNMX3"]
 # Widths, paths and hints, counted on the opcode's modifiers: 16-byte global and shared accesses
 # (LDG.E.128, STS.128...), global loads through the read-only path (LDG.E.CONSTANT), and global
-# loads that carry an L2 fetch-size hint (LDG.E.LTC128B, LDG.E.LTC256B: PTX's .L2::128B and
-# .L2::256B; a modifier that starts with LTC).
+# loads that carry an L2 fetch-size hint (PTX's .L2::64B, .L2::128B, .L2::256B), which the SASS
+# shows as a modifier that starts with LTC.
 MODIFIED = {"LDG.128": ("LDG", "128"), "STG.128": ("STG", "128"), "LDS.128": ("LDS", "128"),
             "STS.128": ("STS", "128"), "LDG.CONSTANT": ("LDG", "CONSTANT"),
             "LDG.LTC": ("LDG", "LTC*")}
