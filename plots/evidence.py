@@ -13,6 +13,7 @@ check that the numbers quoted match them.
       Whether the committed files still say what this compiler says (skipped, with a line,
       when the nvcc differs from the one that made them)."""
 import csv
+import fnmatch
 import glob
 import io
 import os
@@ -145,11 +146,9 @@ def parse_sass(cubin):
                 row[LOOP] = max(row[LOOP], body)
             if op in OPCODES:
                 row[op] += 1
-            for column, (base, modifier) in MODIFIED.items():
-                if modifier.endswith("*"):
-                    row[column] += op == base and any(x.startswith(modifier[:-1]) for x in modifiers)
-                else:
-                    row[column] += op == base and modifier in modifiers
+            for column, (base, modifier) in MODIFIED.items():  # a modifier may end in *
+                row[column] += op == base and any(fnmatch.fnmatchcase(x, modifier)
+                                                  for x in modifiers)
     return sorted(rows, key=lambda r: r["kernel"])
 
 
