@@ -457,14 +457,14 @@ static void launch_v8(void *problem) {
 
 // ---- v9 aligned ---------------------------------------------------------------------------------
 
-// v8, with the output runs cut where the memory cuts them. A 128-float run of an output row
-// starts `shift` floats past a 32-byte sector when m is not a multiple of 8. v8 stores it in four
-// warp-wide pieces, each of which then begins and ends inside a sector shared with the next
-// piece: eight partly written sectors a run, each merged in L2. v9 starts its pieces on sector
-// boundaries instead: five pieces, the first and last short, and only the two ends of the run
-// share a sector (with the neighbouring tiles). The lanes of a piece that fall outside the run
-// read a clamped tile slot and store nothing. At sizes that are multiples of 8, shift is 0 and
-// the fifth piece stores nothing.
+// v8, with the output runs cut where the memory cuts them. A 128-float run of an output row starts
+// `shift` floats past a 32-byte sector when m is not a multiple of 8. v8 stores it in four
+// warp-wide pieces, each of which then begins and ends inside a sector it shares with the next
+// piece or a neighbouring tile: five partly written sectors a run, written in eight parts that L2
+// merges. v9 starts its pieces on sector boundaries instead: five pieces, the first and last short,
+// and only the two ends of the run share a sector (with the neighbouring tiles). The lanes of a
+// piece that fall outside the run read a clamped tile slot and store nothing. At sizes that are
+// multiples of 8, shift is 0 and the fifth piece stores nothing.
 #define SECTOR_FLOATS 8  // 32 bytes: the unit in which L2 and device memory move data
 
 __global__ void transpose_v9_aligned(const float *__restrict__ in, float *__restrict__ out,
@@ -523,13 +523,14 @@ static void launch_v9(void *problem) {
 
 // ---- v10 fetch256 -------------------------------------------------------------------------------
 
-// v9, with one hint on its loads. At 8191 x 8193 a warp's 128 bytes of a row start inside a
-// sector and end inside another, and the rest of those two sectors is asked for later, by the
-// warp that reads the next piece of the row. The PTX load `ld.global.nc.L2::256B` asks L2 to
-// fetch 256 bytes along with the sectors the warp touched (the prefetch size: a hint, compute
-// capability 8.0 and later), so the next piece's sectors are already there or on their way.
-// CUDA C++ has no intrinsic for the hint, so load_fetch256 is one line of inline PTX; `.nc` is
-// the read-only path that v9's `const __restrict__` loads already take.
+// v9, with one hint on its loads. At 8191 x 8193 a warp's 128 bytes of a row start inside a sector
+// and end inside another, and the rest of those two sectors is asked for by the row's neighbouring
+// loads: the same warp's other load, or at the tile's edges a neighbouring block's, at another
+// moment. The PTX load `ld.global.nc.L2::256B` asks L2 to fetch 256 bytes along with the sectors
+// the warp touched (the prefetch size: a hint, compute capability 8.0 and later), so the next
+// piece's sectors are already there or on their way. CUDA C++ has no intrinsic for the hint, so
+// load_fetch256 is one line of inline PTX; `.nc` is the read-only path that v9's
+// `const __restrict__` loads already take.
 __device__ __forceinline__ float load_fetch256(const float *p) {
 #if __CUDA_ARCH__ >= 800
     float value;
