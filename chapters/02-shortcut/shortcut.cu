@@ -900,9 +900,10 @@ static void launch_v8(void *problem) {
 
 // v8 leaves about a quarter of the issue slots empty (74% busy at n = 6300), and Nsight Compute
 // says why: the most common stall is `wait`, a warp waiting out the fixed latency of an
-// instruction it depends on. Not knowing the block size, the compiler holds v8 to 133 registers
-// and computes each pair of sums just before the VIMNMX3 that takes them, so every VIMNMX3 waits
-// out its FADDs' latency, and 6 blocks of 2 warps an SM are too few to fill those cycles.
+// instruction it depends on. Without a launch bound the compiler's own heuristics settle on 133
+// registers for v8 (it may take up to 255), and it computes each pair of sums just before the
+// VIMNMX3 that takes them, so every VIMNMX3 waits out its FADDs' latency, and 6 blocks of 2 warps
+// an SM are too few to fill those cycles.
 // __launch_bounds__(64 threads, at least 5 blocks an SM), v2's tool again, lets the compiler
 // schedule for this block: it takes 162 registers, computes the sums well ahead of their mins,
 // and an SM still holds 6 blocks.
