@@ -18,7 +18,7 @@
 //                  warpgroup-wide MMA, reads its operands straight from shared memory
 //   v6 specialized one warpgroup only loads and two only multiply, handing stages over through
 //                  mbarriers; setmaxnreg moves the registers to the warpgroups that multiply
-//   v7 wide        128 x 256 tiles: each B tile serves twice the rows of A
+//   v7 wide        128 x 256 tiles: each A tile serves twice the columns of B
 //   v8 persistent  one block per SM walks the tiles: the next tile's loads run under this
 //                  tile's stores
 //   v9 grouped     the tiles are walked down bands of 16 tile rows instead of along rows of C:
@@ -1034,9 +1034,9 @@ static void launch_v6(void *problem) {
 
 // ---- v7 wide ------------------------------------------------------------------------------------
 // The registers setmaxnreg freed pay for a wider tile: 128 x 256, each consumer a 64 x 256
-// wgmma with 128 accumulators a thread. A stage of B now serves 256 columns of C and a stage of
-// A twice as many as before, so the same loads feed twice the multiplies (48 KB a stage, still
-// four stages: 192 KB, one block an SM).
+// wgmma with 128 accumulators a thread. A stage of B now covers 256 columns of C, and a stage of
+// A serves twice as many columns as before: 48 KB a stage instead of 32 feed twice the
+// multiplies, a third more for each byte loaded (still four stages: 192 KB, one block an SM).
 
 constexpr int WIDE_N = 256;
 
