@@ -13,7 +13,7 @@
 //   v4 lastwarp    the last six steps run inside one warp: no block barriers, no idle checks
 //   v5 unrolled    the block size is a compile-time constant, so the whole tree unrolls
 //   v6 coarsened   a grid sized to fill the GPU once; each thread sums many elements in a
-//                  register first, so the tree runs once per thread, not once per two elements
+//                  register first, so each block runs the tree once, at the end
 //   v7 shuffle     16-byte loads, and warp shuffles instead of shared memory for the tree
 //   v8 atomic      one pass: each block adds its sum into the result with one atomicAdd
 //   v9 inflight    four 16-byte loads in flight per thread before the first add
