@@ -25,7 +25,7 @@
 //
 // Build and run:   make build/atomics && build/atomics       (both parts, n = 2^30)
 //                  build/atomics -v v0,v3 --input degenerate -n 100000007
-//                  build/atomics -v c0,c1,c2 -m 1 -n 65536    (one hot counter)
+//                  build/atomics -v c0,c1,c2 -m 1 -n 16384    (one hot counter)
 //                  build/atomics -v c1,c10,c11 -m 1 -n 4194304
 //                  build/atomics --list | --help | --check-only | --save out/
 #include <cub/device/device_histogram.cuh>
@@ -41,7 +41,7 @@
 #define DEFAULT_N (1u << 30)
 // 2^20 counters (4 MiB): the GPU's 270,000 threads spread out and rarely meet, so the default
 // run measures atomics without contention. -m 1 is one hot address; there the CAS versions
-// crawl (every success makes all the others retry), so keep -n small (2^16).
+// crawl (every success makes all the others retry), so keep -n small (2^14).
 #define DEFAULT_M (1u << 20)
 // 20 timed launches give a stable median; 3 warm-up launches take module loading and
 // first-touch effects out of the numbers.
@@ -798,7 +798,7 @@ static void make_input(const char *input, uint64_t seed, uint8_t *x, size_t n) {
         return;
     }
     for (size_t i = 0; i < n; i += 64) {  // skewed
-        int level = (int)rng_below(&g, 128) + (int)rng_below(&g, 129);  // 0 .. 256, peak at 128
+        int level = (int)rng_below(&g, 128) + (int)rng_below(&g, 129);  // 0 .. 255, peak at 128
         uint64_t r = rng_next(&g);  // 3 bits of noise per pixel, 21 pixels per draw
         for (size_t j = 0; j < 64 && i + j < n; j++) {
             if (j % 21 == 0 && j > 0) r = rng_next(&g);
