@@ -114,6 +114,17 @@ if want c; then
                 fail "$prog --help or --list"
             fi
         done
+        # make profile replays one kernel at a time, which would hang kernels that wait for
+        # partners on other GPUs: a chapter of several GPUs is refused before ncu starts
+        if [ -n "$(arg_lines "$d/gpus")" ]; then
+            bash tests/profile.sh "$(basename "$d")" v0 >"$tmp/out" 2>&1 </dev/null
+            rc=$?
+            if [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q "Nsight Systems" "$tmp/out"; then
+                pass "make profile CH=$(basename "$d") -> 2: $(cat "$tmp/out")"
+            else
+                fail "make profile CH=$(basename "$d"): exit $rc, want 2 and one line naming Nsight Systems: $(head -c 200 "$tmp/out")"
+            fi
+        fi
     done
 fi
 
