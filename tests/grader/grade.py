@@ -44,6 +44,7 @@ import resource
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -459,6 +460,9 @@ class Grading:
     def read_submission(self):
         """The submission's source text, and notes on what in it is ignored."""
         path = self.sub
+        if os.path.islink(path.rstrip(os.sep) or path):
+            raise source.RegionError(f"{self.sub} is a symbolic link; a submission must be its "
+                                     f"own files")
         if os.path.isdir(path):
             # the kit itself, or the kit one folder down (an unpacked archive)
             inner = [d for d in glob.glob(os.path.join(path, "*", self.ex.topic + ".cu"))]
@@ -473,10 +477,12 @@ class Grading:
             self.notes.extend(ignored_files(self.ex, path, cu))
             self.notes.extend(stale_kit(self.ex, path))
             path = cu
-        if not os.path.isfile(path):
+        if os.path.islink(os.path.dirname(path)) or os.path.islink(path):
+            raise source.RegionError(f"{os.path.relpath(path, os.path.dirname(self.sub))} is a "
+                                     f"symbolic link; a submission must be its own files")
+        data = read_regular(path, 4 << 20) if os.path.isfile(path) else None
+        if data is None:
             raise source.RegionError(f"no submission at {self.sub}")
-        with open(path, "rb") as f:
-            data = f.read(4 << 20)
         return data.decode("utf-8", "replace")
 
     def prepare(self, tc, kit, solution, types):
@@ -757,12 +763,26 @@ class gpu_lock:
         self.f.close()
 
 
+def read_regular(path, limit):
+    """Up to `limit` bytes of the file at `path`, or None when it is not a regular file of its
+    own: a symbolic link (to another student's file, the reference, /dev/zero) or a device,
+    pipe or folder is never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read(limit)
+
+
 def stale_kit(ex, folder):
     """A note when the kit the student worked in was made from another version of the chapter."""
+    data = read_regular(os.path.join(folder, ".exercise"), 1 << 16)
     try:
-        with open(os.path.join(folder, ".exercise")) as f:
-            made = json.load(f).get("source_sha256")
-    except (OSError, ValueError):
+        made = json.loads(data.decode()).get("source_sha256") if data else None
+    except (ValueError, AttributeError):
         return []
     now = hashlib.sha256(ex.kit_source(False).encode()).hexdigest()
     if made and made != now:
@@ -778,7 +798,9 @@ def ignored_files(ex, folder, cu):
     changed = []
     for path in sorted(glob.glob(os.path.join(folder, "common", "*"))):
         mine = os.path.join(kit_common, os.path.basename(path))
-        if not os.path.exists(mine) or open(path, "rb").read() != open(mine, "rb").read():
+        size = os.path.getsize(mine) if os.path.isfile(mine) else -1
+        theirs = read_regular(path, size + 1) if size >= 0 else None
+        if theirs is None or theirs != read_regular(mine, size + 1):
             changed.append(os.path.relpath(path, folder))
     if changed:
         notes.append("files of the kit that differ from the kit's own are not used: "

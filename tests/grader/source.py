@@ -399,8 +399,15 @@ def tokens(code):
     """C++ tokens of a region: (kind, text) with kind in ident, number, string, punct,
     directive. Raises RegionError for what could reach outside the region: an unterminated
     comment or literal, unbalanced brackets, digraphs, trigraphs, line splices."""
-    if "\\\n" in code or "\\\r\n" in code:
+    # The lexer below must see the lines the compiler sees. The compiler ends a line at a lone
+    # carriage return too, and joins lines at a backslash followed by spaces and a line end;
+    # either would let a // comment hide code from this lexer.
+    if re.search(r"\\[ \t\f\v]*(\r?\n|\r|$)", code):
         raise RegionError("a backslash at the end of a line (a line splice) is not allowed here")
+    bad = re.search(r"\r(?!\n|$)|[\x00-\x08\x0e-\x1f\x7f]", code)
+    if bad:
+        why = " (alone, it ends a line for the compiler)" if bad.group(0) == "\r" else ""
+        raise RegionError(f"the control character {bad.group(0)!r} is not allowed here{why}")
     if re.search(r"\?\?[=/'()!<>\-]", code):
         raise RegionError("trigraphs ('??=' and the like) are not allowed here")
     out, stack, i, n = [], [], 0, len(code)

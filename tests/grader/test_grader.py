@@ -195,6 +195,12 @@ def test_splicer():
         "open comment": ["/* the rest of the file is a comment"],
         "open string": ['const char *s = "no end;'],
         "line splice": ["int x = 1; \\", "int y = 2;"],
+        # the compiler ends a line at a lone CR, and splices at a backslash before spaces: a
+        # // comment would hide the } from the grader's lexer but not from the compiler
+        "a lone carriage return": ["// x\r}\r__attribute__((constructor)) static void h() {}\r"
+                                   "__global__ void reopen() {"],
+        "a backslash, spaces and a line end": ["// \\ ", "{", "}"],
+        "a control character": ["int x = 1;\x00"],
         "unbalanced": ["if (m) {"],
     }
     for what, body in device_bad.items():
@@ -205,14 +211,15 @@ def test_splicer():
         except source.RegionError as e:
             check(True, f"splice: refuses a GPU region with {what}: {str(e).split('): ', 1)[-1][:70]}")
     device_ok = ["#pragma unroll", "#pragma unroll 4", 'const char *s = R"x(})x";', "char c = '}';",
-                 "// a } in a comment", "/* { */"]
+                 "// a } in a comment", "/* { */", "// a line of a Windows editor\r"]
     sub = with_bodies(sol, ex.name, {0: device_ok + source.regions(sol.split("\n"), ex.name)[0]
                                      .body(sol.split("\n"))})
     try:
         source.splice(kit, sol, sub, ex.name, types)
-        check(True, "splice: takes pragmas, raw strings, and braces in literals and comments")
+        check(True, "splice: takes pragmas, raw strings, braces in literals and comments, CRLF lines")
     except source.RegionError as e:
-        check(False, "splice: takes pragmas, raw strings, and braces in literals and comments", str(e))
+        check(False, "splice: takes pragmas, raw strings, braces in literals and comments, CRLF lines",
+              str(e))
     # markers removed or doubled
     for what, sub in (("removed markers", sol.replace("// EXERCISE: tiled begin", "")),
                       ("an extra region", sol.replace("// EXERCISE: tiled end",
@@ -257,6 +264,20 @@ def test_grading_without_gpu(tmp, gpu):
         sol, ex.name, {0: ["__shared__ float tile[TILE][TILE];", "this is not C++;"]}))
     escape = write_sub(os.path.join(subs, "escape"), ex, with_bodies(sol, ex.name, {0: plant("escape")[1]}))
     os.makedirs(os.path.join(subs, "empty"), exist_ok=True)
+    # links: a student folder that is another student's, and a kit file that never ends
+    os.symlink(syntax, os.path.join(subs, "linked"))
+    zero = write_sub(os.path.join(subs, "zero"), ex, with_bodies(
+        sol, ex.name, {0: ["__shared__ float tile[TILE][TILE];", "this is not C++ either;"]}))
+    os.makedirs(os.path.join(zero, "common"), exist_ok=True)
+    os.symlink("/dev/zero", os.path.join(zero, "common", "util.h"))
+    reference = os.path.join(tmp, "reference.cu")
+    os.symlink(os.path.join(ROOT, "chapters", "01-transpose", "transpose.cu"), reference)
+    out = os.path.join(tmp, "out-link")
+    p = make("grade", "CH=01-transpose", "EX=tiled", f"SUB={reference}", f"OUT={out}")
+    res = results(out)
+    check(p.returncode == 0 and res["score"] == 0 and "symbolic link" in res["tests"][0]["output"],
+          "grade: a submission that is a link to the chapter's own source gets 0, named as a link",
+          res["tests"][0]["output"][:200])
     out = os.path.join(tmp, "out-syntax")
     p = make("grade", "CH=01-transpose", "EX=tiled", f"SUB={syntax}", f"OUT={out}")
     check(p.returncode == 0, "grade: a syntax error is graded (exit 0)", p.stderr[-300:])
@@ -297,11 +318,15 @@ def test_grading_without_gpu(tmp, gpu):
     p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}")
     with open(os.path.join(out, "gradebook.csv")) as f:
         book = list(csv.DictReader(f))
-    check(p.returncode == 0 and [r["student"] for r in book] == ["empty", "escape", "syntax"]
+    students = ["empty", "escape", "linked", "syntax", "zero"]
+    check(p.returncode == 0 and [r["student"] for r in book] == students
           and all(float(r["total"]) == 0 for r in book) and "compile" in book[0],
-          "grade-all: one gradebook row per student, one column per case", p.stderr[-300:])
-    check(all(os.path.exists(os.path.join(out, s, "results.json")) for s in ("empty", "escape", "syntax")),
+          "grade-all: one gradebook row per student, one column per case, a linked folder and a "
+          "kit file linked to /dev/zero among them", p.stderr[-300:])
+    check(all(os.path.exists(os.path.join(out, s, "results.json")) for s in students),
           "grade-all: a report folder per student")
+    check("symbolic link" in results(os.path.join(out, "linked"))["tests"][0]["output"],
+          "grade-all: a student folder that links to another's is not graded as its own")
     if gpu:
         print("SKIP grading the reference solutions without a GPU: a GPU is here (the GPU tests grade them)")
         return
