@@ -145,6 +145,47 @@ static check_result run_and_check(const bench *b, const version *v) {
     return r;
 }
 
+// --check-each (the grader's speed runs, the reference's and the submission's alike): like
+// time_launches, but every timed launch starts from a poisoned output and is checked after its
+// events (the poisoning and the check are outside them; --flush-l2 is not applied). A version cannot then do its work once and skip it in later
+// launches (a counter in device memory, a size set to 0 by the launcher) and report the time of
+// launches that did nothing. Sets *wrong and stops at the first launch whose output is wrong.
+static timing time_checked_launches(const bench *b, const version *v, const options *o,
+                                    check_result *r, int *wrong) {
+    for (int i = 0; i < o->warmup; i++) {
+        v->launch(b->problem);
+        CHECK_LAUNCH();
+    }
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    double *ms = (double *)host_alloc(sizeof(double) * o->reps, "timings");
+    int done = 0;
+    for (; done < o->reps; done++) {
+        gpu_poison(b->out, b->out_bytes);
+        CHECK(cudaEventRecord(start));
+        v->launch(b->problem);
+        CHECK_LAUNCH();
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        float t = 0.0f;
+        CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms[done] = t;
+        check_init(r);
+        b->check(b->problem, v, r);
+        if (!check_ok(r)) {
+            printf("    %s: wrong in timed launch %d of %d\n", v->tag, done + 1, o->reps);
+            *wrong = 1;
+            break;
+        }
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    timing t = done == o->reps ? timing_summary(ms, (size_t)done) : (timing){NAN, NAN, NAN};
+    free(ms);
+    return t;
+}
+
 // ---- grading: one process writes a version's output, another checks it --------------------------
 
 // --dump: the device output, byte for byte, into DIR/<tag><suffix>.
@@ -238,7 +279,13 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         if (o->save && b->save) b->save(b->problem, o->save, v->tag);  // a wrong one too: to look at
         if (o->dump && ours && checked) dump_output(o->dump, b, v->tag, ".out");
         timing t = {NAN, NAN, NAN};
-        if (ok && !o->check_only && !o->verify) {
+        if (ok && !o->check_only && !o->verify && o->check_each && ours && checked) {
+            int bad = 0;
+            check_result again;
+            t = time_checked_launches(b, v, o, &again, &bad);
+            if (bad) r = again, ok = 0;
+            if (o->dump) dump_output(o->dump, b, v->tag, ".timed.out");
+        } else if (ok && !o->check_only && !o->verify) {
             t = time_launches(v, b->problem, o->warmup, o->reps, o->flush_l2);
             // The output now holds the last timed launch's result: check it again, so a
             // version that goes wrong while being timed cannot report a fast number.

@@ -76,6 +76,8 @@ void options_usage(const options *o, FILE *out) {
     }
     fprintf(out, "      --check-only   validate every version, time nothing\n");
     fprintf(out, "      --flush-l2     evict the L2 cache before every timed launch\n");
+    fprintf(out, "      --check-each   poison the output before every timed launch and check it\n"
+                 "                     after (the grader: no launch may skip its work)\n");
     fprintf(out, "      --csv FILE     append results to FILE (header when new)\n");
     fprintf(out, "      --save DIR     write inputs and outputs as .npy files into DIR\n");
     fprintf(out, "      --dump DIR     write each version's raw output to DIR/<version>.out\n"
@@ -91,7 +93,7 @@ void options_usage(const options *o, FILE *out) {
 
 // Long-only options get codes above the range of characters.
 enum { OPT_REPS = 256, OPT_WARMUP, OPT_SEED, OPT_INPUT, OPT_CHECK_ONLY, OPT_FLUSH_L2, OPT_CSV,
-       OPT_SAVE, OPT_DUMP, OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
+       OPT_CHECK_EACH, OPT_SAVE, OPT_DUMP, OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
 
 int options_parse(options *o, int argc, char **argv) {
     static const struct option longs[] = {
@@ -100,6 +102,7 @@ int options_parse(options *o, int argc, char **argv) {
         {"seed", required_argument, NULL, OPT_SEED}, {"input", required_argument, NULL, OPT_INPUT},
         {"check-only", no_argument, NULL, OPT_CHECK_ONLY},
         {"flush-l2", no_argument, NULL, OPT_FLUSH_L2}, {"csv", required_argument, NULL, OPT_CSV},
+        {"check-each", no_argument, NULL, OPT_CHECK_EACH},
         {"save", required_argument, NULL, OPT_SAVE}, {"dump", required_argument, NULL, OPT_DUMP},
         {"verify", required_argument, NULL, OPT_VERIFY}, {"list", no_argument, NULL, OPT_LIST},
         {"self-test", no_argument, NULL, OPT_SELF_TEST}, {"help", no_argument, NULL, 'h'},
@@ -153,6 +156,7 @@ int options_parse(options *o, int argc, char **argv) {
         }
         case OPT_CHECK_ONLY: o->check_only = true; break;
         case OPT_FLUSH_L2: o->flush_l2 = true; break;
+        case OPT_CHECK_EACH: o->check_each = true; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_SAVE: o->save = optarg; break;
         case OPT_DUMP: o->dump = optarg; break;

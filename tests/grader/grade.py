@@ -23,7 +23,8 @@ How a submission is graded (docs/instructors.md says why each step is there):
   4. compute-sanitizer's tools at a small size; a tool's case needs a clean report and a
      verified output.
   5. Speed: the reference solution and the submission, each against the chapter's baseline in
-     its own run, one after the other on the same GPU; the ratio of the two picks a tier.
+     its own run, one after the other on the same GPU; the ratio of the two picks a tier. Both
+     run with --check-each: every timed launch starts from a poisoned output and is checked.
 Exit codes: 0 grading finished (whatever the score), 2 bad usage, 3 the grader could not run
 (no GPU, no compute-sanitizer): the compile step is graded first and written as incomplete.
 """
@@ -368,6 +369,7 @@ class Case:
         self.args, self.visibility, self.tool = args, "visible", tool
         self.score, self.passed, self.output, self.seconds = 0.0, False, "not run", 0.0
         self.secret, self.skipped = False, False  # skipped: not run because the grader could not
+        self.private = ""  # for the instructor's report only: what a secret case's output showed
 
     def result(self, passed, output, score=None):
         self.passed = passed
@@ -545,9 +547,14 @@ class Grading:
         first = verdict[0] if verdict else f"the check exited {v.rc}"
         out = (f"wrong: {first}\nthe chapter's own program checked the output:\n  "
                + "\n  ".join(verdict or v.output.split("\n")[-8:]))
-        if not c.secret:  # its header line would name the secret sizes
-            mine = [l for l in r.output.split("\n") if l.strip()][-12:]
-            out += f"\nthe submission's own output (it exited {r.rc}), last lines:\n" + "\n".join(mine)
+        if c.secret:
+            # the mismatch lines hold values (a sum, a size) that would let a student answer this
+            # case without computing it next time: they go to the instructor's report only
+            c.private = out
+            return c.result(False, "wrong: the chapter's own program found the output wrong at "
+                                   "this secret size (the details are in the instructor's report)")
+        mine = [l for l in r.output.split("\n") if l.strip()][-12:]
+        out += f"\nthe submission's own output (it exited {r.rc}), last lines:\n" + "\n".join(mine)
         c.result(False, out)
 
     def run_sanitize(self, c, verifier, cs, timeout):
@@ -577,7 +584,9 @@ class Grading:
     def run_speed(self, c, verifier, reference, timeout):
         d = os.path.join(self.work, "speed")
         args = shlex.split(c.args)
-        common = ["-v", self.ex.version, "--seed", str(self.seed)]
+        # --check-each: every timed launch starts from a poisoned output and is checked, so no
+        # launch can skip its work; the reference is timed the same way, so the ratio is fair
+        common = ["-v", self.ex.version, "--seed", str(self.seed), "--check-each"]
         ref = run([reference, *args, *common, "--csv", os.path.join(d, "reference.csv")],
                   os.path.join(d, "reference"), timeout)
         dump = os.path.join(d, "dump")
@@ -694,8 +703,9 @@ def details(g):
     out = []
     for c in g.cases:
         args = f" (args: {c.args})" if c.secret else ""
+        private = f"\n{c.private}" if c.private else ""
         out.append(f"== {c.name}{args}: {c.score:.2f} / {c.max_score:g} ({c.seconds:.1f} s)\n"
-                   f"{c.output}\n")
+                   f"{c.output}{private}\n")
     return "\n".join(out)
 
 

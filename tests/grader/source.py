@@ -392,6 +392,9 @@ TYPE_WORDS = {"auto", "bool", "char", "const", "double", "float", "int", "long",
 HOST_NAMES = KEYWORDS | TYPE_WORDS | {"CHECK", "CHECK_LAUNCH", "ceil_div", "round_up", "size_mul",
                                       "min", "max", "kl_exercise_todo"}
 DIGRAPHS = ("<%", "%>", "<:", ":>", "%:")
+# Storage that outlives a launch: with it a kernel could do its work once and hand back the
+# stored result in later launches. A kernel body needs none of it (`constexpr` for constants).
+DEVICE_STATE = {"static", "__device__", "__managed__", "__constant__", "thread_local"}
 PRAGMA = re.compile(r"^#\s*pragma\s+(unroll(\s+[\w\s()+\-*]+)?|nounroll)\s*$")
 
 
@@ -507,6 +510,9 @@ def check_region(code, device, reference_body, type_words):
                               f"'#pragma unroll' (in GPU code)")
         if kind == "ident" and text in ("_Pragma", "__pragma"):
             raise RegionError(f"'{text}' is not allowed here")
+        if device and kind == "ident" and text in DEVICE_STATE:
+            raise RegionError(f"'{text}' is not allowed in a kernel: nothing may outlive a launch "
+                              f"(write constants as constexpr)")
     if device:
         return
     allowed = HOST_NAMES | {t for k, t in tokens("\n".join(reference_body)) if k == "ident"}

@@ -201,6 +201,9 @@ def test_splicer():
                                    "__global__ void reopen() {"],
         "a backslash, spaces and a line end": ["// \\ ", "{", "}"],
         "a control character": ["int x = 1;\x00"],
+        # state that outlives a launch: the work done once, later launches skipped
+        "a static device variable": ["static __device__ unsigned launches;",
+                                     "if (atomicAdd(&launches, 1) > 0) return;"],
         "unbalanced": ["if (m) {"],
     }
     for what, body in device_bad.items():
@@ -424,7 +427,9 @@ def grade_exercise_on_gpu(ex, tmp):
     for name in sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "plants")) if f.endswith(".cu")):
         label, body = plant(name)
         if label == ex.label and name not in ("escape", "launcher"):  # those: the cpu tests
-            write_sub(os.path.join(subs, name), ex, with_bodies(ex.kit_source(True), ex.name, {0: body}))
+            region = 1 if "(the second region" in body[0] else 0
+            write_sub(os.path.join(subs, name), ex, with_bodies(ex.kit_source(True), ex.name,
+                                                               {region: body}))
             plants[name] = True
     out = os.path.join(tmp, "out", ex.label.replace("/", "-"))
     log = os.path.join(tmp, ex.label.replace("/", "-") + ".log")
@@ -466,6 +471,22 @@ def grade_exercise_on_gpu(ex, tmp):
               and cs[[n for n in cs if n.startswith("speed")][0]]["score"] > 0,
               f"{ex.label}: the planted endless loop costs its one case and grading goes on",
               str(hung))
+    if "skiplaunch" in plants:
+        cs = case_scores(results(os.path.join(out, "skiplaunch")))
+        speed = [t for n, t in cs.items() if n.startswith("speed")][0]
+        right = [t for n, t in cs.items() if n.startswith("correct")]
+        check(speed["score"] == 0 and "wrong" in speed["output"] and all(t["score"] > 0 for t in right),
+              f"{ex.label}: a launcher that does its work once and then nothing passes the "
+              f"one-launch cases and gets no speed points", speed["output"][:300])
+    if "edge" in plants:
+        res = results(os.path.join(out, "edge"))
+        secret = [t for t in res["tests"] if "secret" in t["name"] and t["score"] == 0]
+        with open(os.path.join(out, "edge", "report.txt")) as f:
+            report = f.read()
+        check(secret and not any(re.search(r"mismatch|want", t["output"]) for t in secret)
+              and "mismatch" in report,
+              f"{ex.label}: a wrong secret case shows the student no values, the instructor's "
+              f"report shows the mismatch")
     for cheat in ("printpass", "exit"):
         if cheat in plants:
             res = results(os.path.join(out, cheat))
