@@ -150,8 +150,9 @@ static check_result run_and_check(const bench *b, const version *v) {
 // events (the poisoning and the check are outside them; --flush-l2 is not applied). A version cannot then do its work once and skip it in later
 // launches (a counter in device memory, a size set to 0 by the launcher) and report the time of
 // launches that did nothing. Sets *wrong and stops at the first launch whose output is wrong.
+// `inputs` holds the host copies of b->inputs taken before the first launch of any version.
 static timing time_checked_launches(const bench *b, const version *v, const options *o,
-                                    check_result *r, int *wrong) {
+                                    char *const *inputs, check_result *r, int *wrong) {
     for (int i = 0; i < o->warmup; i++) {
         v->launch(b->problem);
         CHECK_LAUNCH();
@@ -161,8 +162,14 @@ static timing time_checked_launches(const bench *b, const version *v, const opti
     CHECK(cudaEventCreate(&stop));
     double *ms = (double *)host_alloc(sizeof(double) * o->reps, "timings");
     int done = 0;
+    size_t most = 0;  // the largest input: one host buffer to compare each of them in
+    for (int i = 0; i < KL_MAX_BUFFERS && b->inputs[i]; i++)
+        most = b->input_bytes[i] > most ? b->input_bytes[i] : most;
+    char *now = most ? (char *)host_alloc(most, "the inputs to compare") : NULL;
     for (; done < o->reps; done++) {
         gpu_poison(b->out, b->out_bytes);
+        for (int i = 0; i < KL_MAX_BUFFERS && b->scratch[i]; i++)
+            gpu_poison(b->scratch[i], b->scratch_bytes[i]);
         CHECK(cudaEventRecord(start));
         v->launch(b->problem);
         CHECK_LAUNCH();
@@ -178,7 +185,20 @@ static timing time_checked_launches(const bench *b, const version *v, const opti
             *wrong = 1;
             break;
         }
+        int changed = -1;
+        for (int i = 0; i < KL_MAX_BUFFERS && b->inputs[i] && changed < 0; i++) {
+            CHECK(cudaMemcpy(now, b->inputs[i], b->input_bytes[i], cudaMemcpyDeviceToHost));
+            if (memcmp(now, inputs[i], b->input_bytes[i]) != 0) changed = i;
+        }
+        if (changed >= 0) {
+            printf("    %s: input %d changed by timed launch %d of %d (or before it)\n", v->tag,
+                   changed + 1, done + 1, o->reps);
+            r->bad += 1;  // the output may be right: a version may still not write its inputs
+            *wrong = 1;
+            break;
+        }
     }
+    free(now);
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     timing t = done == o->reps ? timing_summary(ms, (size_t)done) : (timing){NAN, NAN, NAN};
@@ -260,6 +280,11 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         if (table[i].flags & KL_BASELINE) ref_tag = table[i].tag;
     report_table_header(stdout, ref_tag ? ref_tag : "baseline");
     int wrong = 0;
+    char *inputs[KL_MAX_BUFFERS] = {NULL};  // --check-each: the inputs as they are now
+    for (int i = 0; o->check_each && i < KL_MAX_BUFFERS && b->inputs[i]; i++) {
+        inputs[i] = (char *)host_alloc(b->input_bytes[i], "a copy of the inputs");
+        CHECK(cudaMemcpy(inputs[i], b->inputs[i], b->input_bytes[i], cudaMemcpyDeviceToHost));
+    }
     for (int i = 0; i < count; i++) {
         if (!selected[i]) continue;
         const version *v = &table[i];
@@ -282,7 +307,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         if (ok && !o->check_only && !o->verify && o->check_each && ours && checked) {
             int bad = 0;
             check_result again;
-            t = time_checked_launches(b, v, o, &again, &bad);
+            t = time_checked_launches(b, v, o, inputs, &again, &bad);
             if (bad) r = again, ok = 0;
             if (o->dump) dump_output(o->dump, b, v->tag, ".timed.out");
         } else if (ok && !o->check_only && !o->verify) {
@@ -323,6 +348,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         if (o->csv && csv_append(o->csv, &row) != 0) exit(KL_EXIT_USAGE);
         if (!ok) wrong = 1;
     }
+    for (int i = 0; i < KL_MAX_BUFFERS; i++) free(inputs[i]);
     if (o->csv) env_write(o->csv, e);
     return wrong ? KL_EXIT_WRONG : KL_EXIT_OK;
 }

@@ -39,6 +39,8 @@ void gpu_poison(void *p, size_t bytes);
 // size of L2 is overwritten before each timed launch, outside its events.
 timing time_launches(const version *v, void *problem, int warmup, int reps, bool flush_l2);
 
+#define KL_MAX_BUFFERS 4
+
 // What a chapter tells the loop below about its problem.
 typedef struct {
     void *problem;      // the chapter's own struct, passed to every callback
@@ -56,6 +58,14 @@ typedef struct {
     // Optional: why version v cannot run on this GPU or this build (NULL when it can). A
     // skipped version prints one line with the reason instead of its row.
     const char *(*skip)(void *problem, const version *v);
+    // Optional, for --check-each (the grader's speed runs): the device buffers that no version
+    // may change (its inputs), and scratch buffers that every launch writes before it reads
+    // them (poisoned before each timed launch), so that no version can keep a result in either
+    // from one launch to the next. A NULL pointer ends each list.
+    const void *inputs[KL_MAX_BUFFERS];
+    size_t input_bytes[KL_MAX_BUFFERS];
+    void *scratch[KL_MAX_BUFFERS];
+    size_t scratch_bytes[KL_MAX_BUFFERS];
 } bench;
 
 // For each selected row of the table that b->skip lets run: poison the output, launch once,

@@ -76,8 +76,9 @@ void options_usage(const options *o, FILE *out) {
     }
     fprintf(out, "      --check-only   validate every version, time nothing\n");
     fprintf(out, "      --flush-l2     evict the L2 cache before every timed launch\n");
-    fprintf(out, "      --check-each   poison the output before every timed launch and check it\n"
-                 "                     after (the grader: no launch may skip its work)\n");
+    fprintf(out, "      --check-each   poison the output before every timed launch, then check it\n"
+                 "                     and that the inputs are unchanged (the grader: no launch\n"
+                 "                     may skip its work)\n");
     fprintf(out, "      --csv FILE     append results to FILE (header when new)\n");
     fprintf(out, "      --save DIR     write inputs and outputs as .npy files into DIR\n");
     fprintf(out, "      --dump DIR     write each version's raw output to DIR/<version>.out\n"

@@ -42,7 +42,7 @@ typedef struct {
     const char *input;             // --input NAME, one of inputs[]
     bool check_only;               // validate, do not time
     bool flush_l2;                 // evict L2 before every timed launch
-    bool check_each;               // poison before and check after every timed launch (grading)
+    bool check_each;               // poison before, check after every timed launch (grading)
     bool list;                     // print the version table and exit
     bool self_test;                // test the CPU reference and exit; needs no GPU
     const char *csv;               // append results here

@@ -712,6 +712,7 @@ int main(int argc, char **argv) {
     b.problem = &p;
     b.out = p.out;
     b.out_bytes = bytes;
+    b.inputs[0] = p.in, b.input_bytes[0] = bytes;  // no version may write it (--check-each)
     b.bytes = 2.0 * (double)bytes;  // every element read once and written once
     b.check = transpose_check;
     b.save = transpose_save;

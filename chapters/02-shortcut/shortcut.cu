@@ -1254,6 +1254,8 @@ int main(int argc, char **argv) {
     b.problem = &p;
     b.out = p.r;
     b.out_bytes = bytes;
+    b.inputs[0] = p.d, b.input_bytes[0] = bytes;  // no version may write them (--check-each)
+    b.inputs[1] = p.t, b.input_bytes[1] = bytes;
     b.flops = 2.0 * (double)p.n * (double)p.n * (double)p.n;  // n^3 adds and n^3 mins
     b.check = shortcut_check;
     b.save = shortcut_save;

@@ -2634,6 +2634,8 @@ int main(int argc, char **argv) {
     b.problem = &p;
     b.out = p.c;
     b.out_bytes = c_bytes;
+    b.inputs[0] = p.a, b.input_bytes[0] = a_bytes;  // no version may write them (--check-each)
+    b.inputs[1] = p.b, b.input_bytes[1] = b_bytes;
     b.bytes = (double)a_bytes + (double)b_bytes + (double)c_bytes;  // each matrix once
     b.flops = 2.0 * macs;                                             // a multiply and an add
     b.check = matmul_check;

@@ -719,6 +719,11 @@ int main(int argc, char **argv) {
     b.problem = &p;
     b.out = p.out;
     b.out_bytes = sizeof(float);
+    // --check-each: no version may write x, and every launch writes the block sums before it
+    // reads them, so they are poisoned before each timed launch
+    b.inputs[0] = p.x, b.input_bytes[0] = bytes;
+    b.scratch[0] = p.partials, b.scratch_bytes[0] = p.partials_count * sizeof(float);
+    b.scratch[1] = p.partials2, b.scratch_bytes[1] = p.partials2_count * sizeof(float);
     b.bytes = (double)bytes;  // every float read once; one float written, not counted
     b.flops = (double)(p.n - 1);  // n - 1 adds, whatever the order
     b.check = reduction_check;

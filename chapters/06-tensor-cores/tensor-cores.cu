@@ -1471,6 +1471,8 @@ int main(int argc, char **argv) {
     b.problem = &p;
     b.out = p.c;
     b.out_bytes = c_bytes;
+    b.inputs[0] = p.a, b.input_bytes[0] = a_bytes;  // no version may write them (--check-each)
+    b.inputs[1] = p.b, b.input_bytes[1] = b_bytes;
     // each matrix once: A and B in BF16 (k columns, not the padding), C in FP32
     b.bytes = 2.0 * ((double)p.m + (double)p.n) * (double)p.k + 4.0 * (double)p.m * (double)p.n;
     b.flops = 2.0 * macs;  // a multiply and an add

@@ -24,7 +24,8 @@ How a submission is graded (docs/instructors.md says why each step is there):
      verified output.
   5. Speed: the reference solution and the submission, each against the chapter's baseline in
      its own run, one after the other on the same GPU; the ratio of the two picks a tier. Both
-     run with --check-each: every timed launch starts from a poisoned output and is checked.
+     run with --check-each: every timed launch starts from a poisoned output and is checked,
+     and the inputs must be unchanged after it.
 Exit codes: 0 grading finished (whatever the score), 2 bad usage, 3 the grader could not run
 (no GPU, no compute-sanitizer): the compile step is graded first and written as incomplete.
 """

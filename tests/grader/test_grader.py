@@ -478,6 +478,14 @@ def grade_exercise_on_gpu(ex, tmp):
         check(speed["score"] == 0 and "wrong" in speed["output"] and all(t["score"] > 0 for t in right),
               f"{ex.label}: a launcher that does its work once and then nothing passes the "
               f"one-launch cases and gets no speed points", speed["output"][:300])
+    if "writesinput" in plants:
+        cs = case_scores(results(os.path.join(out, "writesinput")))
+        speed = [t for n, t in cs.items() if n.startswith("speed")][0]
+        right = [t for n, t in cs.items() if n.startswith("correct")]
+        check(speed["score"] == 0 and "input 1 changed" in speed["output"]
+              and all(t["score"] > 0 for t in right),
+              f"{ex.label}: a kernel that writes its input (the sum still right) gets no speed "
+              f"points", speed["output"][:300])
     if "edge" in plants:
         res = results(os.path.join(out, "edge"))
         secret = [t for t in res["tests"] if "secret" in t["name"] and t["score"] == 0]
