@@ -147,9 +147,10 @@ static check_result run_and_check(const bench *b, const version *v) {
 
 // --check-each (the grader's speed runs, the reference's and the submission's alike): like
 // time_launches, but every timed launch starts from a poisoned output and is checked after its
-// events (the poisoning and the check are outside them; --flush-l2 is not applied). A version cannot then do its work once and skip it in later
-// launches (a counter in device memory, a size set to 0 by the launcher) and report the time of
-// launches that did nothing. Sets *wrong and stops at the first launch whose output is wrong.
+// events (the poisoning and the check are outside them; --flush-l2 is not applied). A version
+// cannot then do its work once and skip it in later launches (a counter in device memory, a
+// size set to 0 by the launcher) and report the time of launches that did nothing. Sets *wrong
+// and stops at the first launch whose output is wrong or after which an input has changed.
 // `inputs` holds the host copies of b->inputs taken before the first launch of any version.
 static timing time_checked_launches(const bench *b, const version *v, const options *o,
                                     char *const *inputs, check_result *r, int *wrong) {

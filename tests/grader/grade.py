@@ -463,14 +463,13 @@ class Grading:
     def read_submission(self):
         """The submission's source text, and notes on what in it is ignored."""
         path = self.sub
-        if os.path.islink(path.rstrip(os.sep) or path):
-            raise source.RegionError(f"{self.sub} is a symbolic link; a submission must be its "
-                                     f"own files")
+        links = [path.rstrip(os.sep) or path]  # what must not be a symbolic link
         if os.path.isdir(path):
             # the kit itself, or the kit one folder down (an unpacked archive)
             inner = [d for d in glob.glob(os.path.join(path, "*", self.ex.topic + ".cu"))]
             if not os.path.exists(os.path.join(path, self.ex.topic + ".cu")) and len(inner) == 1:
                 path = os.path.dirname(inner[0])
+                links.append(path)
             cu = os.path.join(path, self.ex.topic + ".cu")
             if not os.path.exists(cu):
                 found = glob.glob(os.path.join(path, "*.cu"))
@@ -480,9 +479,11 @@ class Grading:
             self.notes.extend(ignored_files(self.ex, path, cu))
             self.notes.extend(stale_kit(self.ex, path))
             path = cu
-        if os.path.islink(os.path.dirname(path)) or os.path.islink(path):
-            raise source.RegionError(f"{os.path.relpath(path, os.path.dirname(self.sub))} is a "
-                                     f"symbolic link; a submission must be its own files")
+        links.append(path)
+        linked = [p for p in links if os.path.islink(p)]
+        if linked:
+            raise source.RegionError(f"{linked[0]} is a symbolic link; a submission must be its "
+                                     f"own files")
         data = read_regular(path, 4 << 20) if os.path.isfile(path) else None
         if data is None:
             raise source.RegionError(f"no submission at {self.sub}")
