@@ -1,8 +1,12 @@
 # lib.sh: what the test, bench and sanitize scripts share. Sourced, not run.
 
-# Chapter folders in reading order, or the one named by $1 (as "01-transpose" or "chapters/01-...").
+# Chapter folders in reading order, or the one named by $1 (as "01-transpose" or "chapters/01-..."),
+# or, with no $1, those KL_CHAPTERS names (KL_CHAPTERS="01-transpose 05-reduction" make test).
 chapters() {
-    if [ -n "${1:-}" ]; then
+    if [ -z "${1:-}" ] && [ -n "${KL_CHAPTERS:-}" ]; then
+        local c
+        for c in $KL_CHAPTERS; do chapters "$c" || return 1; done
+    elif [ -n "${1:-}" ]; then
         local d="chapters/${1#chapters/}"
         [ -d "$d" ] || { echo "no chapter $1 (see ls chapters)" >&2; return 1; }
         echo "$d"

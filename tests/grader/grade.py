@@ -115,8 +115,8 @@ class Exercise:
         return f"{self.chapter}/{self.name}"
 
     def text(self):
-        with open(self.source_path) as f:
-            return f.read()
+        """The chapter's source as one text: its program with its version files in place."""
+        return source.flatten(self.source_path)
 
     def total(self):
         return sum(self.rubric[k]["points"] for k in ("compile", "correct", "sanitize", "speed"))

@@ -15,6 +15,7 @@ function is device code and cannot reach the host; a region in a host function (
 only use the names the reference solution's region uses, and the ones it declares itself.
 """
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -60,6 +61,29 @@ class Region:
 
 
 # ---- reading ------------------------------------------------------------------------------------
+
+LOCAL_INCLUDE = re.compile(r'^#include "([A-Za-z0-9][A-Za-z0-9._-]*\.cuh)"\s*$')
+
+
+def flatten(path):
+    """A chapter program's text with its own files put in place: each line `#include "F.cuh"`
+    naming a file beside it (a version's file, or a piece several versions share) becomes that
+    file's text, so the grader reads one source as the compiler sees it. Headers from common/
+    are not beside it and stay includes."""
+    folder = os.path.dirname(path)
+    with open(path) as f:
+        lines = f.read().split("\n")
+    out = []
+    for line in lines:
+        m = LOCAL_INCLUDE.match(line)
+        inner = os.path.join(folder, m.group(1)) if m else None
+        if inner and os.path.isfile(inner):
+            with open(inner) as f:
+                out.extend(f.read().rstrip("\n").split("\n"))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
 
 def version_rows(lines):
     """Every row of every version table, in order."""
