@@ -8,19 +8,20 @@
 
 #include "util.h"
 
-int parse_count(const char *program, const char *flag, const char *text, uint64_t max,
-                uint64_t *out) {
+int parse_whole(const char *program, const char *flag, const char *text, uint64_t min,
+                uint64_t max, uint64_t *out) {
     // strtoull accepts "-5" (wrapping it) and leading blanks, so we insist on digits only.
     const char *p = text;
     if (*p == '\0') {
-        fprintf(stderr, "%s: %s: empty value; expected a whole number >= 1\n", program, flag);
+        fprintf(stderr, "%s: %s: empty value; expected a whole number >= %llu\n", program, flag,
+                (unsigned long long)min);
         return KL_EXIT_USAGE;
     }
     for (; *p; p++) {
         if (*p < '0' || *p > '9') {
             const char *why = (text[0] == '-') ? "is negative" : "is not a whole number";
-            fprintf(stderr, "%s: %s: '%s' %s; expected a whole number >= 1\n", program, flag,
-                    text, why);
+            fprintf(stderr, "%s: %s: '%s' %s; expected a whole number >= %llu\n", program, flag,
+                    text, why, (unsigned long long)min);
             return KL_EXIT_USAGE;
         }
     }
@@ -31,22 +32,18 @@ int parse_count(const char *program, const char *flag, const char *text, uint64_
                 (unsigned long long)max);
         return KL_EXIT_USAGE;
     }
-    if (v == 0) {
-        fprintf(stderr, "%s: %s: '%s' is zero; expected a whole number >= 1\n", program, flag,
-                text);
+    if (v < min) {
+        fprintf(stderr, "%s: %s: '%s' is %s; expected a whole number >= %llu\n", program, flag,
+                text, v == 0 ? "zero" : "too small", (unsigned long long)min);
         return KL_EXIT_USAGE;
     }
     *out = v;
     return KL_EXIT_OK;
 }
 
-// --seed may be 0, so it gets its own small parser: digits only, fits in 64 bits.
-static int parse_seed(const char *program, const char *text, uint64_t *out) {
-    if (strcmp(text, "0") == 0) {
-        *out = 0;
-        return KL_EXIT_OK;
-    }
-    return parse_count(program, "--seed", text, UINT64_MAX, out);
+int parse_count(const char *program, const char *flag, const char *text, uint64_t max,
+                uint64_t *out) {
+    return parse_whole(program, flag, text, 1, max, out);
 }
 
 void options_usage(const options *o, FILE *out) {
@@ -138,11 +135,12 @@ int options_parse(options *o, int argc, char **argv) {
             break;
         case OPT_WARMUP:
             // zero warm-up runs is allowed (the sanitizers use it)
-            if (strcmp(optarg, "0") == 0) { o->warmup = 0; break; }
-            rc = parse_count(o->program, "--warmup", optarg, 1000000, &v);
+            rc = parse_whole(o->program, "--warmup", optarg, 0, 1000000, &v);
             o->warmup = (int)v;
             break;
-        case OPT_SEED: rc = parse_seed(o->program, optarg, &o->seed); break;
+        case OPT_SEED:  // --seed may be 0
+            rc = parse_whole(o->program, "--seed", optarg, 0, UINT64_MAX, &o->seed);
+            break;
         case OPT_INPUT: {
             int found = 0;
             for (int i = 0; o->inputs && o->inputs[i]; i++)

@@ -75,8 +75,11 @@ int select_versions(const char *program, const char *list, const version *table,
 void options_begin(options *o, int argc, char **argv, const version *table, int count,
                    bool *selected);
 
-// Parses a size or count: digits only, >= 1, <= max. Returns 0 or prints why not and returns
-// KL_EXIT_USAGE. Exposed for the unit tests.
+// Parses a whole number: digits only, min <= value <= max. Returns 0 or prints why not (one line,
+// naming the flag and the least it takes) and returns KL_EXIT_USAGE. Exposed for the unit tests.
+int parse_whole(const char *program, const char *flag, const char *text, uint64_t min,
+                uint64_t max, uint64_t *out);
+// A size or count: parse_whole with min 1.
 int parse_count(const char *program, const char *flag, const char *text, uint64_t max,
                 uint64_t *out);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test: (a) unit tests of common/, (b) each chapter's CPU reference, (c) bad input and its
-# exit codes, (d) the plot scripts and README tables on the committed CSVs, (e) the exercises,
+# exit codes, (d) the plot scripts and README tables on the committed CSVs, the Colab notebook
+# and the chapters' ladders (make diff), (e) the exercises,
 # their kits and the grader, (f) every chapter built for every GPU generation, (g) with a GPU,
 # every version of every chapter over its test sizes, and the grader on the GPU. Ends with "N passed, N failed".
 # KL_SECTIONS picks sections by letter (default: all), for a second run of part of it:
@@ -96,7 +97,7 @@ if want c; then
             EXPECT_WORD=v9x expect 2 "$prog" -v "$first,v9x"
             EXPECT_WORD=--bogus expect 2 "$prog" --bogus
             EXPECT_WORD=--reps expect 2 "$prog" --reps 0
-            EXPECT_WORD=--warmup expect 2 "$prog" --warmup -1
+            EXPECT_WORD="--warmup: '-1' is negative; expected a whole number >= 0" expect 2 "$prog" --warmup -1
             EXPECT_WORD=--seed expect 2 "$prog" --seed x
             EXPECT_WORD=--input expect 2 "$prog" --input nosuch
             EXPECT_WORD=stray expect 2 "$prog" stray
@@ -126,10 +127,32 @@ if want c; then
             fi
         fi
     done
+    # gpuinfo, which the scripts ask about the GPU, parses its arguments as the programs do
+    EXPECT_WORD=--bogus expect 2 gpuinfo --bogus
+    EXPECT_WORD=extra expect 2 gpuinfo slug extra
+    if build/gpuinfo --help | grep -q '^usage: gpuinfo'; then pass "gpuinfo --help exits 0"
+    else fail "gpuinfo --help"; fi
+    if [ "$have_gpu" = 0 ]; then
+        EXPECT_WORD=GPU expect 3 gpuinfo slug
+    fi
 fi
 
 if want d; then
-    echo "== (d) plots and README tables from the committed CSVs"
+    echo "== (d) plots and README tables from the committed CSVs; the Colab notebook; the ladders"
+    python3 tests/test_colab.py >"$tmp/colab.log" 2>&1
+    count_lines "the Colab notebook (docs/colab.ipynb)" "$tmp/colab.log" $?
+    # every chapter split into version files: each neighbouring pair has a diff (make diff)
+    for d in $(chapters); do
+        ch=$(basename "$d")
+        ls "$d"/v[0-9][0-9]-*.cuh >/dev/null 2>&1 || continue
+        if sizes=$(bash tests/ladder.sh sizes "$ch" 2>&1) && [ -n "$sizes" ] &&
+            ! echo "$sizes" | awk '$3 == 0 {bad = 1} END {exit !bad}'; then
+            median=$(echo "$sizes" | awk '{print $3}' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+            pass "make ladder CH=$ch: $(echo "$sizes" | wc -l) steps, each a diff, median $median lines changed"
+        else
+            fail "make ladder CH=$ch: a step with no diff, or no ladder: $(echo "$sizes" | head -n 3)"
+        fi
+    done
     if [ -f build/plots-skip ]; then
         skip "plots: $(cat build/plots-skip)"
     else
@@ -163,16 +186,54 @@ fi
 if want f; then
     echo "== (f) every chapter compiles for every GPU generation the toolkit knows"
     make --no-print-directory -k -j"$(nproc)" archs >"$tmp/archs.log" 2>&1
+    archs=$(make -s --no-print-directory print-archs)
     for d in $(chapters); do
         for prog in $(programs "$d"); do
-            if [ -f "build/archs/$prog.ok" ]; then
-                pass "$prog builds for $(make -s --no-print-directory print-archs)"
+            missing=""
+            for a in $archs; do [ -f "build/archs/$a/$prog.ok" ] || missing="$missing $a"; done
+            if [ -z "$missing" ]; then
+                pass "$prog builds for each of $archs alone, with make's flags"
             else
-                fail "$prog does not build for every architecture:"
-                grep -m 5 -E 'error' "$tmp/archs.log" | sed 's/^/    /'
+                fail "$prog does not build for$missing:"
+                grep -E 'error' "$tmp/archs.log" | grep -m 5 -F "$prog" | sed 's/^/    /'
             fi
         done
     done
+    # spills are warnings off sm_90 (docs/setup.md): say how many, so a new one is noticed
+    echo "   $(grep -c 'ptxas warning : Registers are spilled' "$tmp/archs.log") spill warnings off sm_90 (make archs prints them)"
+
+    # make archs fails where a student's build would: a planted kernel that spills fails on
+    # sm_90 (the reference GPU: an error) and builds, with a warning, on another generation
+    plant=$tmp/plant/99-kl-planted-spill
+    mkdir -p "$plant"
+    cat >"$plant/kl-planted-spill.cu" <<'CU'
+// 64 live floats a thread under a 32-register cap (1024 threads, 2 blocks an SM): it spills.
+__global__ void __launch_bounds__(1024, 2) spill(float *out, const float *in) {
+    float v[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) v[i] = in[threadIdx.x + i * 1024];
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 64; i++) s = fmaf(s, v[i], 1.0f);
+#pragma unroll
+    for (int i = 0; i < 64; i++) out[threadIdx.x + i * 1024] = v[i] * s;
+}
+int main() { return 0; }
+CU
+    other=$(make -s --no-print-directory print-archs | tr ' ' '\n' | grep -v '^sm_90$' | head -n 1)
+    rm -f build/archs/*/kl-planted-spill.ok
+    make --no-print-directory -k archs CHAPTER_DIRS="$plant" ARCHS_KNOWN="sm_90 $other" \
+        >"$tmp/plant.log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ] && [ ! -f build/archs/sm_90/kl-planted-spill.ok ] &&
+        grep -q 'ptxas error.*spilled' "$tmp/plant.log" &&
+        [ -f "build/archs/$other/kl-planted-spill.ok" ] && grep -q 'ptxas warning.*spilled' "$tmp/plant.log"; then
+        pass "make archs: a planted spill fails on sm_90 and warns on $other"
+    else
+        fail "make archs on a planted spill: exit $rc; want an error on sm_90 and a warning on $other"
+        grep -m 4 -E 'ptxas|error' "$tmp/plant.log" | sed 's/^/    /'
+    fi
+    rm -f build/archs/*/kl-planted-spill.ok
 
     # the compiler's report for sm_90 still says what plots/evidence/ says (the READMEs quote it)
     make --no-print-directory -s -j"$(nproc)" evidence-check >"$tmp/evidence.log" 2>&1

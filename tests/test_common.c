@@ -135,6 +135,12 @@ static void test_options(void) {
     expect(parse(&o, "--seed 18446744073709551615") == 0 && o.seed == UINT64_MAX, "options: 64-bit seed");
     uint64_t v;
     expect(parse_count("t", "-n", "", 10, &v) == KL_EXIT_USAGE, "options: empty count");
+    o = defaults();
+    expect(parse(&o, "--warmup 0") == 0 && o.warmup == 0 && parse(&o, "--seed 0") == 0 &&
+               o.seed == 0, "options: --warmup 0 and --seed 0 are allowed");
+    expect(parse_whole("t", "--x", "0", 0, 10, &v) == 0 && v == 0 &&
+               parse_whole("t", "--x", "3", 4, 10, &v) == KL_EXIT_USAGE,
+           "options: parse_whole's least value");
 }
 
 static void test_select(void) {

@@ -108,7 +108,8 @@ import re  # noqa: E402
 
 for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu*.args"))):
     chapter_dir = os.path.dirname(args_file)
-    source = "".join(open(f).read() for f in glob.glob(os.path.join(chapter_dir, "*.cu")))
+    source = "".join(open(f).read() for ext in ("*.cu", "*.cuh")  # the program and its version files
+                     for f in glob.glob(os.path.join(chapter_dir, ext)))
     kernels = re.findall(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\([^)]*\)\s*)?(?:void\s+)?(\w+)",
                          source)
     bad = []

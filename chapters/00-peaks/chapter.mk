@@ -8,10 +8,7 @@ build/peaks: build/peaks-fastmath.o
 build/peaks-fastmath.o: $(PEAKS_FASTMATH_DEPS) | build
 	$(NVCC) $(call gencode_of,peaks) $(NVFLAGS_BASE) --use_fast_math -c -o $@ $<
 
-archs: build/archs/peaks-fastmath.ok
-build/archs/peaks-fastmath.ok: $(PEAKS_FASTMATH_DEPS) build/kl_build.h
-	@mkdir -p build/archs && rm -f $@
-	$(NVCC) $(NVFLAGS_ALL) $(call gencode_list,$(ARCHS_KNOWN)) --use_fast_math -c -o /dev/null $< && touch $@
+$(eval $(call archs_check,peaks-fastmath,chapters/00-peaks/fastmath.cu,peaks,--use_fast_math))
 
 # make evidence: its registers and SASS counts in plots/evidence/sm_90/00-peaks-fastmath-*.csv,
 # beside those of peaks.cu's own kernels in 00-peaks-*.csv.

@@ -7,10 +7,7 @@ all: build/matmul-f64
 build/matmul-f64: chapters/03-matmul/matmul.cu $(COMMON_OBJS) $(COMMON_HDRS) | build
 	$(NVCC) $(NVFLAGS) $(matmul_FLAGS) -DMATMUL_FP64 -o $@ $< $(COMMON_OBJS) $(matmul_LIBS) $(LDLIBS)
 
-archs: build/archs/matmul-f64.ok
-build/archs/matmul-f64.ok: chapters/03-matmul/matmul.cu $(COMMON_HDRS) build/kl_build.h
-	@mkdir -p build/archs && rm -f $@
-	$(NVCC) $(NVFLAGS_ALL) $(call gencode_list,$(ARCHS_KNOWN)) $(matmul_FLAGS) -DMATMUL_FP64 -c -o /dev/null $< && touch $@
+$(eval $(call archs_check,matmul-f64,chapters/03-matmul/matmul.cu,matmul,-DMATMUL_FP64))
 
 evidence-ptxas: build/evidence/matmul-f64.ptxas
 build/evidence/matmul-f64.ptxas: chapters/03-matmul/matmul.cu $(COMMON_HDRS)

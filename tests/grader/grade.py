@@ -861,9 +861,13 @@ def sanitizer():
 
 def cmd_list(args):
     exs = all_exercises()
-    print(f"{'chapter':<14} {'exercise':<12} {'version':<8} {'points':>6}  title")
+    # columns as wide as their longest entry, so a long chapter name does not push a row out
+    wc = max([len("chapter")] + [len(ex.chapter) for ex in exs])
+    we = max([len("exercise")] + [len(ex.name) for ex in exs])
+    wv = max([len("version")] + [len(ex.version) for ex in exs])
+    print(f"{'chapter':<{wc}}  {'exercise':<{we}}  {'version':<{wv}}  {'points':>6}  title")
     for ex in exs:
-        print(f"{ex.chapter:<14} {ex.name:<12} {ex.version:<8} {ex.total():>6g}  {ex.title}")
+        print(f"{ex.chapter:<{wc}}  {ex.name:<{we}}  {ex.version:<{wv}}  {ex.total():>6g}  {ex.title}")
     print(f"\n{len(exs)} exercises. make starter CH=<chapter> EX=<exercise> DEST=<dir> writes a "
           f"kit; docs/instructors.md walks through an assignment.")
     return 0
@@ -1103,7 +1107,7 @@ def cmd_grade_all(args):
     if secret_bytes() is None and not args.public_secret:
         raise UsageError("set GRADE_SECRET (or GRADE_SECRET_FILE) before grading a class: without "
                          "it the secret cases are the same for anyone who has this repository "
-                         "(--public-secret grades without one)")
+                         "(make's PUBLIC_SECRET=1, grade.py's --public-secret, grades without one)")
     students = [(d, os.path.join(args.submissions, d)) for d in sorted(os.listdir(args.submissions))
                 if os.path.isdir(os.path.join(args.submissions, d)) and not d.startswith(".")]
     if not students:
@@ -1119,8 +1123,8 @@ def cmd_sample(args):
     import test_grader  # the plants and the way they are put into a kit
     ex = find_exercise(args.chapter or "01-transpose", args.exercise or "tiled")
     reason = gpu_reason()
-    if reason:
-        raise GraderError(f"no usable GPU: {reason}")
+    if reason:  # build/gpuinfo's own words, which begin "no usable GPU"
+        raise GraderError(reason)
     slug = subprocess.run([os.path.join(ROOT, "build", "gpuinfo"), "slug"], capture_output=True,
                           text=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="kl-sample-") as tmp:

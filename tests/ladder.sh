@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The ladder of a chapter, read from its version files (chapters/NN-topic/vNN-idea.cuh, one a
+# version; vNNx-name.cuh, an experiment on version NN). Each file's first line names it:
+# "// ---- v6 regblock ----".
+#   ladder.sh ladder CH          each step of the main ladder: tag, idea, file, lines changed
+#                                from the step before; then the experiments, under their version
+#   ladder.sh diff CH [A] B      the step from A to B as a unified diff (A: the step before B)
+#   ladder.sh sizes CH           "A B changed" for each neighbouring pair (make test reads it)
+# Exit codes: 0, 2 for a bad chapter or tag (one line on stderr).
+set -u
+cd "$(dirname "$0")/.."
+. tests/lib.sh
+
+die() { echo "make $1: $2" >&2; exit 2; }
+what=${1:-} ch=${2:-}
+[ -n "$ch" ] || die "$what" "say which chapter: CH=NN-topic (ls chapters)"
+dir=$(chapters "$ch" 2>/dev/null) || die "$what" "no chapter '$ch' (ls chapters)"
+ch=$(basename "$dir")
+
+# "tag idea file" for each version file, main ladder and experiments, in file-name order
+files() {
+    local f title
+    for f in "$dir"/v[0-9][0-9]*.cuh; do
+        [ -f "$f" ] || continue
+        title=$(head -n 1 "$f" | sed -n 's|^// ---- \(v[0-9][^ ]*\) \([^-][^ ]*\).*|\1 \2|p')
+        [ -n "$title" ] && echo "$title $f"
+    done
+}
+main_ladder() { files | awk '$1 ~ /^v[0-9]+$/'; }
+file_of() { files | awk -v t="$1" '$1 == t {print $3}'; }
+# lines a unified diff adds and removes, as "+A -R"
+changed() {
+    diff -u "$1" "$2" | awk '/^\+\+\+|^---/ {next} /^\+/ {a++} /^-/ {r++} END {printf "+%d -%d\n", a, r}'
+}
+
+[ -n "$(main_ladder)" ] || die "$what" "$ch has no version files (vNN-idea.cuh): its rows are not a ladder of steps"
+
+case "$what" in
+ladder)
+    echo "$ch: the ladder, one file a step (make diff CH=$ch A=vN B=vM shows a step)"
+    printf '  %-5s %-12s %-28s %s\n' tag idea file "changed from the step before"
+    prev=""
+    while read -r tag idea f; do
+        if [ -n "$prev" ]; then size=$(changed "$prev" "$f"); else size="(the first step)"; fi
+        printf '  %-5s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "$size"
+        prev=$f
+    done < <(main_ladder)
+    if files | awk '$1 !~ /^v[0-9]+$/' | grep -q .; then
+        echo "Experiments, each against the version it varies:"
+        while read -r tag idea f; do
+            base=$(file_of "${tag%%-*}")
+            size=${base:+$(changed "$base" "$f")}
+            printf '  %-14s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "${size:-}"
+        done < <(files | awk '$1 !~ /^v[0-9]+$/')
+    fi
+    ;;
+sizes)
+    prev="" ptag=""
+    while read -r tag idea f; do
+        if [ -n "$prev" ]; then
+            set -- $(changed "$prev" "$f")
+            echo "$ptag $tag $(( ${1#+} + ${2#-} ))"
+        fi
+        prev=$f ptag=$tag
+    done < <(main_ladder)
+    ;;
+diff)
+    a=${3:-} b=${4:-}
+    [ -n "$b" ] || { b=$a; a=""; }
+    [ -n "$b" ] || die diff "say which step: B=vN (and A=vM to compare with another than the one before)"
+    fb=$(file_of "$b")
+    [ -n "$fb" ] || die diff "$ch has no version '$b' (make ladder CH=$ch lists them)"
+    if [ -z "$a" ]; then
+        case $b in
+        *-*) a=${b%%-*} ;;  # an experiment: against the version it varies
+        *) a=$(main_ladder | awk -v t="$b" '$1 == t {print p; exit} {p = $1}') ;;
+        esac
+        [ -n "$a" ] || die diff "$b is the first step: there is nothing before it"
+    fi
+    fa=$(file_of "$a")
+    [ -n "$fa" ] || die diff "$ch has no version '$a' (make ladder CH=$ch lists them)"
+    color=never
+    [ -t 1 ] && color=always
+    echo "$ch: $a -> $b ($(changed "$fa" "$fb") lines)"
+    diff -u --color="$color" --label "$fa" --label "$fb" "$fa" "$fb"
+    [ $? -le 1 ]  # diff says 1 when the files differ, as they should
+    ;;
+*)
+    die ladder "usage: ladder.sh ladder|diff|sizes CH [A] B"
+    ;;
+esac
