@@ -1,0 +1,56 @@
+// ---- v5 wgmma -----------------------------------------------------------------------------------
+// Hopper's way in: one thread asks the copy engine (TMA) for a whole 128 x 64 tile with one
+// instruction, and it arrives swizzled, on an mbarrier that counts its bytes; wgmma then has a
+// warpgroup (128 threads) multiply 64 x 128 x 16 at once, reading A and B from shared memory
+// itself: no ldmatrix, no fragments in registers but the accumulators. The block, two
+// warpgroups, keeps four stages of tiles on the way, and refills a stage when both are done.
+
+template <int BM, int BN, int BK, int STAGES>
+__global__ __launch_bounds__(2 * WG) void tc_v5_wgmma(
+    const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+    float *c, size_t m, size_t n, size_t k) {
+#ifdef KL_SM90A
+    typedef stage_ring<BM, BN, BK, STAGES> ring;
+    extern __shared__ unsigned char raw[];
+    ring &s = ring_at<ring>(raw);
+    int wg = threadIdx.x / WG;  // rows 64 wg .. + 63 of the tile
+    tile_origin t = tile_at(blockIdx.x, n, BM, BN);
+    int steps = (int)((k + BK - 1) / BK);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < STAGES; i++) mbar_init(&s.full[i], 1);
+        mbar_fence_init();
+    }
+    __syncthreads();  // the barriers exist before anyone uses them
+    if (threadIdx.x == 0)
+        for (int i = 0; i < STAGES && i < steps; i++) load_stage(s, i, &map_a, &map_b, i, t.r0, t.c0);
+    float acc[BN / 2] = {};
+    fence_registers(acc);  // the zeros are in place before any wgmma
+    for (int step = 0; step < steps; step++) {
+        int slot = step % STAGES;
+        mbar_wait(&s.full[slot], step / STAGES % 2);  // this stage's copies have landed
+        wgmma_fence();
+        wgmma_stage<BK>(acc, s.a[slot] + wg * 64 * BK, s.b[slot]);
+        wgmma_commit();
+        wgmma_wait<0>();
+        __syncthreads();  // both warpgroups are done with the stage: it may be refilled
+        if (threadIdx.x == 0 && step + STAGES < steps)
+            load_stage(s, slot, &map_a, &map_b, step + STAGES, t.r0, t.c0);
+    }
+    fence_registers(acc);
+    store_warpgroup(acc, c, t.r0 + wg * 64, t.c0, m, n);
+#endif
+}
+
+static void launch_v5(void *problem) {
+    tc_problem *p = (tc_problem *)problem;
+    constexpr int BM = 128, BN = 128;  // two warpgroups, each 64 rows by one 64 x 128 wgmma
+    constexpr int BK = 64;             // a k step: 64 BF16, one 128-byte row of the swizzle
+    constexpr int STAGES = 4;          // four stages of 32 KB: 128 KB, one block an SM
+    typedef stage_ring<BM, BN, BK, STAGES> ring;
+    auto kernel = tc_v5_wgmma<BM, BN, BK, STAGES>;
+    static bool ready = false;
+    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
+    make_maps(p, BM, BK);
+    kernel<<<tiles(p->m, p->n, BM, BN), 2 * WG, ring_bytes<ring>()>>>(p->map_a, p->map_b128, p->c,
+                                                                       p->m, p->n, p->k);
+}

@@ -1,0 +1,92 @@
+// ---- v8 persistent ------------------------------------------------------------------------------
+// A block of v7 loads nothing while its consumers store their results, and a new block starts
+// cold. Now the grid is one block per SM, and each block walks the tiles (blockIdx.x, then
+// every gridDim.x-th): the producer runs on into the next tile as soon as stages are free, so
+// the loads of tile i + 1 are in flight while the consumers write tile i to C. The stage count
+// and the barriers' phases carry on from tile to tile.
+
+// The order in which a block of v8 walks the tiles: row by row, as every version before it.
+struct rows_order {
+    __device__ static tile_origin at(size_t tile, size_t, size_t n, int tile_m, int tile_n) {
+        return tile_at(tile, n, tile_m, tile_n);
+    }
+};
+
+template <int BM, int BN, int BK, int STAGES, class Order = rows_order>
+__global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
+    const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+    float *c, size_t m, size_t n, size_t k) {
+#ifdef KL_SM90A
+    // the producer needs few registers: setmaxnreg hands 232 a thread to the consumers, keeps 40
+    constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // 128 x 40 + 256 x 232 <= 65536
+    typedef stage_ring<BM, BN, BK, STAGES> ring;
+    extern __shared__ unsigned char raw[];
+    ring &s = ring_at<ring>(raw);
+    int wg = threadIdx.x / WG;
+    size_t tile_count = (m + BM - 1) / BM * ((n + BN - 1) / BN);
+    int steps = (int)((k + BK - 1) / BK);
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < STAGES; i++) {
+            mbar_init(&s.full[i], 1);
+            mbar_init(&s.empty[i], 2 * WG / 32);
+        }
+        mbar_fence_init();
+    }
+    __syncthreads();  // the barriers exist before anyone uses them
+    int used = 0;     // stages used so far, over all of this block's tiles
+    if (wg == 0) {
+        registers_down<PRODUCER_REGS>();
+        if (threadIdx.x == 0)
+            for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
+                tile_origin t = Order::at(tile, m, n, BM, BN);
+                for (int step = 0; step < steps; step++, used++) {
+                    int slot = used % STAGES;
+                    if (used >= STAGES) mbar_wait(&s.empty[slot], (used / STAGES - 1) % 2);
+                    load_stage(s, slot, &map_a, &map_b, step, t.r0, t.c0);
+                }
+            }
+    } else {
+        registers_up<CONSUMER_REGS>();
+        for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
+            tile_origin t = Order::at(tile, m, n, BM, BN);
+            float acc[BN / 2];
+#pragma unroll
+            for (int i = 0; i < BN / 2; i++) acc[i] = 0.0f;
+            fence_registers(acc);  // the zeros are in place before any wgmma
+            for (int step = 0; step < steps; step++, used++) {
+                int slot = used % STAGES;
+                mbar_wait(&s.full[slot], used / STAGES % 2);
+                wgmma_fence();
+                wgmma_stage<BK>(acc, s.a[slot] + (wg - 1) * 64 * BK, s.b[slot]);
+                wgmma_commit();
+                wgmma_wait<1>();
+                if (step > 0) release_stage(&s.empty[(used - 1) % STAGES]);
+            }
+            wgmma_wait<0>();
+            release_stage(&s.empty[(used - 1) % STAGES]);  // the tile's last stage, too
+            fence_registers(acc);
+            store_warpgroup(acc, c, t.r0 + (wg - 1) * 64, t.c0, m, n);
+        }
+    }
+#endif
+}
+
+// v8's kernel walking the tiles in the order Order (v9 gives it another).
+template <int BM, int BN, int BK, int STAGES, class Order>
+static void launch_persistent(tc_problem *p, const CUtensorMap &map_b) {
+    typedef stage_ring<BM, BN, BK, STAGES> ring;
+    auto kernel = tc_v8_persistent<BM, BN, BK, STAGES, Order>;
+    static bool ready = false;
+    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
+    unsigned grid = min(tiles(p->m, p->n, BM, BN), (unsigned)p->sms);
+    kernel<<<grid, 3 * WG, ring_bytes<ring>()>>>(p->map_a, map_b, p->c, p->m, p->n, p->k);
+}
+
+static void launch_v8(void *problem) {
+    tc_problem *p = (tc_problem *)problem;
+    constexpr int BM = 128, BN = 256;  // two consumer warpgroups, each 64 rows by a 64 x 256 wgmma
+    constexpr int BK = 64;             // a k step: 64 BF16, one 128-byte row of the swizzle
+    constexpr int STAGES = 4;          // four stages of 48 KB: 192 KB, one block an SM
+    make_maps(p, BM, BK);
+    launch_persistent<BM, BN, BK, STAGES, rows_order>(p, p->map_b256);
+}
