@@ -1,0 +1,44 @@
+// ---- how the data is cut ------------------------------------------------------------------------
+
+// [0, n) cut into `parts` pieces whose boundaries are multiples of ALIGN: piece i begins here.
+// Pieces may be empty (n = 1 on two GPUs: shard 0 is empty), and the last one takes the tail, so
+// no size has to be a multiple of anything. Plain arithmetic, the same on the host and the GPU.
+__host__ __device__ inline size_t part_begin(size_t n, size_t parts, size_t i) {
+    size_t units = (n + ALIGN - 1) / ALIGN;  // n < 2^31, so units * i stays far below 2^64
+    size_t b = units * i / parts * ALIGN;
+    return b < n ? b : n;
+}
+
+typedef struct {
+    size_t lo, count;  // the floats [lo, lo + count) of a buffer
+} span;
+
+__host__ __device__ inline span part(size_t lo, size_t n, size_t parts, size_t i) {
+    size_t b = part_begin(n, parts, i), e = part_begin(n, parts, i + 1);
+    return span{lo + b, e - b};
+}
+
+// Shard s of G: the part of every buffer that GPU s owns in v2 to v4.
+__host__ __device__ inline span shard(size_t n, int gpus, int s) { return part(0, n, gpus, s); }
+
+// Chunk c of channel b of segment s (v5): the segment cut into channel slices, each slice into
+// chunks. Every GPU computes the same spans, so "chunk c of slice b of segment s" names the same
+// floats on every GPU.
+__host__ __device__ inline span chunk_of(size_t n, int gpus, int s, unsigned b, unsigned channels,
+                                         size_t c, size_t chunks) {
+    span seg = shard(n, gpus, s);
+    span slice = part(seg.lo, seg.count, channels, b);
+    return part(slice.lo, slice.count, chunks, c);
+}
+
+// The ring's schedule (v5). Step j of 2(G - 1): during the reduce-scatter, steps j < G - 1, GPU
+// me adds its input into segment (me - 1 - j) mod G, which its left neighbour summed at step
+// j - 1; after G - 1 steps it holds the whole sum of segment me + 1. During the all-gather it
+// copies segment (me - (j - (G - 1))) mod G, which the left neighbour finished at step j - 1.
+__host__ __device__ inline int ring_segment(int me, int gpus, int j) {
+    int k = j < gpus - 1 ? me - 1 - j : me - (j - (gpus - 1));
+    return ((k % gpus) + gpus) % gpus;
+}
+
+// Where peer h's piece goes in GPU me's scratch (v2, v3): the slots skip me.
+static int peer_slot(int h, int me) { return h < me ? h : h - 1; }
