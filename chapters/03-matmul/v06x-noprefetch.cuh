@@ -1,0 +1,57 @@
+// ---- v6-noprefetch (what v6's prefetch costs and buys) ------------------------------------------
+
+// v6 keeps v3's prefetch: the next tile's A_PER_THREAD + B_PER_THREAD values wait in registers
+// (a_next, b_next) while the current tile is used. This row takes it out, so that its price in
+// registers and its gain in time are measured apart: each tile is loaded straight into shared
+// memory, and the threads wait for it before computing. Everything else is v6.
+__global__ void __launch_bounds__(RB_THREADS)
+matmul_v6_noprefetch(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
+    __shared__ real as[BM][BK];
+    __shared__ real bs[BK][BN];
+    tile_origin t = block_tile(n, BM, BN);
+    int tid = threadIdx.x;
+    int tx = tid % (BN / TN), ty = tid / (BN / TN);
+    real acc[TM][TN] = {};
+    for (size_t k0 = 0; k0 < k; k0 += BK) {
+#pragma unroll
+        for (int i = 0; i < A_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            as[e / BK][e % BK] = load_or_zero(a, t.r0 + e / BK, k0 + e % BK, m, k);
+        }
+#pragma unroll
+        for (int i = 0; i < B_PER_THREAD; i++) {
+            int e = tid + i * RB_THREADS;
+            bs[e / BN][e % BN] = load_or_zero(b, k0 + e / BN, t.c0 + e % BN, k, n);
+        }
+        __syncthreads();  // the tile has arrived: every warp waited for its loads here
+#pragma unroll rb_unroll
+        for (int kk = 0; kk < BK; kk++) {
+            real af[TM], bf[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i++) af[i] = as[ty * TM + i][kk];
+#pragma unroll
+            for (int j = 0; j < TN; j++) bf[j] = bs[kk][tx * TN + j];
+#pragma unroll
+            for (int i = 0; i < TM; i++)
+#pragma unroll
+                for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < TM; i++) {
+        size_t r = t.r0 + ty * TM + i;
+#pragma unroll
+        for (int j = 0; j < TN; j++) {
+            size_t cc = t.c0 + tx * TN + j;
+            if (r < m && cc < n) c[r * n + cc] = acc[i][j];
+        }
+    }
+}
+
+static void launch_v6_noprefetch(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    matmul_v6_noprefetch<<<tiles(p->m, p->n, BM, BN), RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                     p->k);
+    CHECK_LAUNCH();
+}

@@ -1,0 +1,55 @@
+// ---- v18 strip ----------------------------------------------------------------------------------
+
+// At 4095 x 4097 x 4093, v16 picks v13, whose tiles are 256 wide: 17 columns of tiles for 16
+// tiles' worth of C. The last column of tiles holds one column of C and costs as much as any
+// other, about 6% of the product spent on zeros. v18 cuts C in two along n. Where v16 picks v12
+// or v13 (for the whole shape, as in v17) and r = n mod 256 is at most STRIP_COLS, the first
+// n - r columns are a product of their own, m x (n - r) x k, which that version runs with tiles
+// that now end exactly at the cut. The last r columns are a narrow product, m x r x k, done by
+// v15's split-K kernel on tiles of 32 rows x STRIP_COLS columns, one warp a block: about m / 32
+// tiles, each cut along k so that together they fill the GPU. The strip reads all of A once
+// more (every column of C needs every row of A), a few hundredths of a millisecond at these
+// sizes, where the wasted column of tiles costs a tenth or more. Not under v14 and v15: their
+// tiles are 128 wide, so the waste is half as large, and with three blocks an SM the work saved
+// seldom saves a round (3001 x 4099 x 1531: 1551 tiles or 1504, four rounds of 396 either way);
+// measured there, the strip cost more than it saved. For all this the kernels take C's row
+// length (ldc) apart from n: the first product's C has n - r columns in rows n long, the
+// strip's r. Elsewhere v18 is v17.
+#ifdef MATMUL_FP64  // doubles: v12's tiles are 64 wide, and strips up to 16 columns
+typedef shape<32, 16, 16, 32, 16, 4, 8> strip_shape;
+#else
+typedef shape<32, 32, 16, 32, 32, 4, 8> strip_shape;
+#endif
+#define STRIP_COLS strip_shape::bn
+
+static void launch_v18(void *problem) {
+    matmul_problem *p = (matmul_problem *)problem;
+    int pick = dispatch_pick(p);
+    size_t w = tallwarp_shape::bn, r = p->n % w;
+    if (pick > 13 || r == 0 || r > (size_t)STRIP_COLS || p->n < w) {
+        launch_v17(p);
+        return;
+    }
+    matmul_problem *main_part = p->v18_main;
+    if (!main_part) {  // once: the first n - r columns as a problem of their own
+        main_part = (matmul_problem *)host_alloc(sizeof *main_part, "v18's first part");
+        *main_part = *p;
+        main_part->n = p->n - r, main_part->ldc = p->n;
+        main_part->streamk = main_part->splitk = piece_plan{};
+        main_part->padded_b = NULL, main_part->v18_main = NULL;
+        p->v18_main = main_part;
+        printf("    v18: columns 0-%zu by v%d, %zu-%zu by v15's kernel on tiles of 32 x %d\n",
+               main_part->n - 1, pick, main_part->n, p->n - 1, STRIP_COLS);
+    }
+    main_part->b = p->b, main_part->ldb = p->n;
+    if (p->n % VEC != 0) main_part->ldb = pad_b(p), main_part->b = p->padded_b;
+    launch_v16(main_part);
+    p->picked = main_part->picked;
+    matmul_problem strip = *main_part;  // the last r columns of B and of C
+    strip.b += main_part->n, strip.c += main_part->n, strip.n = r;
+    if (!p->strip.made) {
+        splitk_plan<strip_shape>(&p->strip, &strip, pieces_wave<strip_shape>(), SPLITK_MIN_STEPS);
+        p->strip.made = true;
+    }
+    launch_pieces<strip_shape>(&strip, &p->strip);
+}
