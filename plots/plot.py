@@ -139,7 +139,8 @@ def sweep(chapter, rows, out_dir, gpu):
     for a in axes:
         if a.get_yscale() == "log":
             a.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
-        a.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        a.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(
+            lambda v, _: f"{v:,.0f}" if v >= 1 or v == 0 else f"{v:.2g}"))  # 0.5, not 0
     ax.minorticks_off()
     ax.set_ylabel(rate_label(chapter, rate))
     ax.grid(axis="y", color="#e6e6e6", lw=0.6)
