@@ -663,7 +663,10 @@ class Grading:
             lines.append(f"  {c.name:<{width}}  {c.score:5.1f} / {c.max_score:<4.3g} {first}")
         for n in self.notes:
             lines.append(f"  note: {n}")
-        lines.append(f"  {'total':<{width}}  {score:5.1f} / {most:<4.3g} "
+        # an incomplete grading has no total: no partial score may be taken for a grade
+        total = "no total: the grading did not finish" if self.incomplete else \
+            f"{score:5.1f} / {most:<4.3g}"
+        lines.append(f"  {'total':<{width}}  {total} "
                      f"(compile {self.case('compile')[0].seconds:.1f} s, GPU {self.gpu_seconds:.1f} s)")
         return "\n".join(lines)
 
@@ -718,8 +721,10 @@ def junit(g, seconds):
                        skipped=str(sum(c.skipped for c in g.cases)), time=f"{seconds:.1f}")
     props = ET.SubElement(suite, "properties")
     score, most = g.total()
-    for k, v in (("student", g.student), ("score", f"{score:.2f}"), ("max_score", f"{most:g}"),
-                 ("seed", str(g.seed))):
+    # an incomplete grading has no score property, only the reason
+    for k, v in (("student", g.student),
+                 ("incomplete", g.incomplete) if g.incomplete else ("score", f"{score:.2f}"),
+                 ("max_score", f"{most:g}"), ("seed", str(g.seed))):
         ET.SubElement(props, "property", name=k, value=v)
     for c in g.cases:
         tc = ET.SubElement(suite, "testcase", classname=f"{g.ex.chapter}.{g.ex.name}",
@@ -1020,8 +1025,10 @@ def cmd_starter(args):
     return 0
 
 
-def grade_many(ex, students, out_root, tc, args, single):
-    """Grades each (name, path) in students, one GPU phase at a time; returns the exit code."""
+def grade_many(ex, students, out_root, tc, args, single, skipped=()):
+    """Grades each (name, path) in students, one GPU phase at a time; returns the exit code.
+    skipped: (name, why) for what the submissions folder holds that is not a submission, each a
+    row of the gradebook with its reason."""
     work_root = tempfile.mkdtemp(prefix="kl-grade-")
     try:
         outs = [out_root] if single else [os.path.join(out_root, name) for name, _ in students]
@@ -1061,7 +1068,10 @@ def grade_many(ex, students, out_root, tc, args, single):
                     g.gpu_seconds = time.monotonic() - t
                 print(g.write())
         if not single:
-            write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"))
+            write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped)
+        else:  # a student regraded into a class's folder: their row of its gradebook follows
+            update_gradebook(ex, gradings[0], os.path.join(os.path.dirname(
+                os.path.abspath(out_root)), "gradebook.csv"))
         if problem:
             print(f"grade: {problem}", file=sys.stderr)
             return EXIT_GRADER
@@ -1070,17 +1080,50 @@ def grade_many(ex, students, out_root, tc, args, single):
         shutil.rmtree(work_root, ignore_errors=True)
 
 
-def write_gradebook(ex, gradings, path):
+GRADEBOOK_HEAD = ["student", "total", "max_score", "incomplete"]
+
+
+def gradebook_row(g):
+    score, most = g.total()
+    return [g.student, "" if g.incomplete else f"{score:.2f}", f"{most:g}",
+            g.incomplete or ""] + ["" if c.skipped else f"{c.score:.2f}" for c in g.cases]
+
+
+def write_gradebook(ex, gradings, path, skipped=()):
+    """One row a student; what was skipped gets a row too, with no total and the reason."""
     names = [c.name for c in gradings[0].cases] if gradings else []
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["student", "total", "max_score", "incomplete"] + names)
+    w.writerow(GRADEBOOK_HEAD + names)
     for g in gradings:
-        score, most = g.total()
-        w.writerow([g.student, "" if g.incomplete else f"{score:.2f}", f"{most:g}",
-                    g.incomplete or ""] + ["" if c.skipped else f"{c.score:.2f}" for c in g.cases])
+        w.writerow(gradebook_row(g))
+    for name, why in skipped:
+        w.writerow([name, "", "", f"skipped: {why}"] + [""] * len(names))
     atomic_write(path, buf.getvalue())
-    print(f"wrote {path}: {len(gradings)} students")
+    print(f"wrote {path}: {len(gradings)} students" +
+          (f", {len(skipped)} entries skipped (their rows say why)" if skipped else ""))
+
+
+def update_gradebook(ex, g, path):
+    """After `make grade` of one student into a class's folder (OUT=grades/alice beside
+    grades/gradebook.csv): that student's row is replaced, or added, so the gradebook says
+    what the newest grading says."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    row = gradebook_row(g)
+    if not rows or rows[0] != GRADEBOOK_HEAD + [c.name for c in g.cases]:
+        print(f"grade: {path} has other columns (another exercise?): left as it was", file=sys.stderr)
+        return
+    body = [r for r in rows[1:] if r and r[0] != g.student]
+    body.append(row)
+    body.sort(key=lambda r: r[0])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerows([rows[0]] + body)
+    atomic_write(path, buf.getvalue())
+    print(f"updated {path}: {g.student}'s row")
 
 
 def cmd_grade(args):
@@ -1108,12 +1151,28 @@ def cmd_grade_all(args):
         raise UsageError("set GRADE_SECRET (or GRADE_SECRET_FILE) before grading a class: without "
                          "it the secret cases are the same for anyone who has this repository "
                          "(make's PUBLIC_SECRET=1, grade.py's --public-secret, grades without one)")
-    students = [(d, os.path.join(args.submissions, d)) for d in sorted(os.listdir(args.submissions))
-                if os.path.isdir(os.path.join(args.submissions, d)) and not d.startswith(".")]
+    students, skipped = [], []
+    for d in sorted(os.listdir(args.submissions)):
+        path = os.path.join(args.submissions, d)
+        if d.startswith("."):
+            skipped.append((d, "a hidden entry"))
+        elif os.path.isdir(path):  # a link too: its grading refuses it, named as a link
+            students.append((d, path))
+        elif os.path.isfile(path) and d.endswith(".cu") and len(d) > 3:
+            students.append((d[:-3], path))  # a loose alice.cu is alice's submission
+        else:
+            skipped.append((d, "not a student's folder or a .cu file"))
+    names = [n for n, _ in students]
+    for n in sorted({n for n in names if names.count(n) > 1}):  # alice/ and alice.cu
+        skipped.append((n, "both a folder and a .cu file: neither is graded; keep one"))
+        students = [(m, p) for m, p in students if m != n]
+    for name, why in skipped:
+        print(f"grade-all: skipped {name}: {why}")
     if not students:
-        raise UsageError(f"{args.submissions} holds no student folders")
-    print(f"grade-all {ex.label}: {len(students)} submissions")
-    return grade_many(ex, students, args.out, Toolchain(args, ex), args, False)
+        raise UsageError(f"{args.submissions} holds no student folders or .cu files")
+    print(f"grade-all {ex.label}: {len(students)} submissions" +
+          (f", {len(skipped)} entries skipped" if skipped else ""))
+    return grade_many(ex, students, args.out, Toolchain(args, ex), args, False, skipped)
 
 
 def cmd_sample(args):

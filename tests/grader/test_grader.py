@@ -310,6 +310,12 @@ def test_grading_without_gpu(tmp, gpu):
           "grade: a region that escapes its function to write results.json gets 0, and the "
           "grader's results.json")
     os.makedirs(os.path.join(subs, ".git"), exist_ok=True)  # not a student
+    with open(os.path.join(syntax, ex.topic + ".cu")) as f:  # a loose file is a submission too
+        text = f.read()
+    with open(os.path.join(subs, "dave.cu"), "w") as f:
+        f.write(text)
+    with open(os.path.join(subs, "notes.txt"), "w") as f:  # and anything else is named
+        f.write("not a submission\n")
     out = os.path.join(tmp, "out-all")
     env = dict(os.environ)
     env.pop("GRADE_SECRET", None)
@@ -321,15 +327,32 @@ def test_grading_without_gpu(tmp, gpu):
     p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}")
     with open(os.path.join(out, "gradebook.csv")) as f:
         book = list(csv.DictReader(f))
-    students = ["empty", "escape", "linked", "syntax", "zero"]
-    check(p.returncode == 0 and [r["student"] for r in book] == students
-          and all(float(r["total"]) == 0 for r in book) and "compile" in book[0],
-          "grade-all: one gradebook row per student, one column per case, a linked folder and a "
-          "kit file linked to /dev/zero among them", p.stderr[-300:])
+    students = ["dave", "empty", "escape", "linked", "syntax", "zero"]
+    graded = [r for r in book if not r["incomplete"].startswith("skipped")]
+    check(p.returncode == 0 and [r["student"] for r in graded] == students
+          and all(float(r["total"]) == 0 for r in graded) and "compile" in book[0],
+          "grade-all: one gradebook row per student, one column per case, a loose dave.cu, a "
+          "linked folder and a kit file linked to /dev/zero among them", p.stderr[-300:])
+    skipped = {r["student"]: r for r in book if r["incomplete"].startswith("skipped")}
+    check(set(skipped) == {".git", "notes.txt"} and all(r["total"] == "" for r in skipped.values())
+          and "skipped notes.txt" in p.stdout,
+          "grade-all: every other entry of the submissions folder is a row that says why it was "
+          "skipped, and the console names it", f"{sorted(skipped)} {p.stdout[-300:]}")
     check(all(os.path.exists(os.path.join(out, s, "results.json")) for s in students),
           "grade-all: a report folder per student")
     check("symbolic link" in results(os.path.join(out, "linked"))["tests"][0]["output"],
           "grade-all: a student folder that links to another's is not graded as its own")
+    # regrading one student into the class's folder replaces that student's row
+    again = write_sub(os.path.join(tmp, "regrade", "syntax"), ex, sol)
+    p = make("grade", "CH=01-transpose", "EX=tiled", f"SUB={again}", f"OUT={os.path.join(out, 'syntax')}")
+    with open(os.path.join(out, "gradebook.csv")) as f:
+        book2 = list(csv.DictReader(f))
+    row = {r["student"]: r for r in book2}
+    check(len(book2) == len(book) and row["syntax"]["total"] != "0.00"
+          and row["syntax"]["compile"] != "0.00"
+          and all(row[r["student"]] == r for r in book if r["student"] != "syntax"),
+          "grade: regrading one student into the class's folder updates that row of gradebook.csv "
+          "and no other", f"{row.get('syntax')} {p.stderr[-200:]}")
     if gpu:
         print("SKIP grading the reference solutions without a GPU: a GPU is here (the GPU tests grade them)")
         return
@@ -347,11 +370,16 @@ def test_grading_without_gpu(tmp, gpu):
             # reports the grader's exit code 3 as "Error 3" (and exits 2 itself)
             with open(os.path.join(o, "incomplete.json")) as f:
                 res = json.load(f)
+            with open(os.path.join(o, "report.txt")) as f:
+                report = f.read()
+            props = {q.get("name") for q in ET.parse(os.path.join(o, "junit.xml")).iter("property")}
             check("Error 3" in p.stderr and res.get("incomplete") and "score" not in res
                   and res["tests"][0]["status"] == "passed" and "GPU" in p.stderr
-                  and not os.path.exists(os.path.join(o, "results.json")),
+                  and not os.path.exists(os.path.join(o, "results.json"))
+                  and "no total" in report and not re.search(r"total\s+\d", report + p.stdout)
+                  and "score" not in props and "incomplete" in props,
                   f"{e.label}: without a GPU the reference compiles (10 points) and grading stops "
-                  f"with exit 3", p.stderr[-300:])
+                  f"with exit 3, no total anywhere (console, report.txt, junit.xml)", p.stderr[-300:])
 
 
 def test_rules():
