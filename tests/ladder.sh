@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ladder of a chapter, read from its version files (chapters/NN-topic/vNN-idea.cuh, one a
-# version; vNNx-name.cuh, an experiment on version NN). Each file's first line names it:
-# "// ---- v6 regblock ----".
+# version; vNNx-name.cuh, an experiment on version NN; a chapter with a second ladder tags it
+# with another letter: 04's counters are cNN-idea.cuh). Each file's first line names it:
+# "// ---- v6 regblock ----". Neighbours are neighbours on the same letter's ladder.
 #   ladder.sh ladder CH          each step of the main ladder: tag, idea, file, lines changed
 #                                from the step before; then the experiments, under their version
 #   ladder.sh diff CH [A] B      the step from A to B as a unified diff (A: the step before B)
@@ -20,13 +21,14 @@ ch=$(basename "$dir")
 # "tag idea file" for each version file, main ladder and experiments, in file-name order
 files() {
     local f title
-    for f in "$dir"/v[0-9][0-9]*.cuh; do
+    for f in "$dir"/[a-z][0-9][0-9]*.cuh; do
         [ -f "$f" ] || continue
-        title=$(head -n 1 "$f" | sed -n 's|^// ---- \(v[0-9][^ ]*\) \([^-][^ ]*\).*|\1 \2|p')
+        title=$(head -n 1 "$f" | sed -n 's|^// ---- \([a-z][0-9][^ ]*\) \([^-][^ ]*\).*|\1 \2|p')
         [ -n "$title" ] && echo "$title $f"
     done
 }
-main_ladder() { files | awk '$1 ~ /^v[0-9]+$/'; }
+main_ladder() { files | awk '$1 ~ /^[a-z][0-9]+$/'; }
+letter() { echo "${1:0:1}"; }
 file_of() { files | awk -v t="$1" '$1 == t {print $3}'; }
 # lines a unified diff adds and removes, as "+A -R"
 changed() {
@@ -39,24 +41,26 @@ case "$what" in
 ladder)
     echo "$ch: the ladder, one file a step (make diff CH=$ch A=vN B=vM shows a step)"
     printf '  %-5s %-12s %-28s %s\n' tag idea file "changed from the step before"
-    prev=""
+    prev="" ptag=""
     while read -r tag idea f; do
+        [ "$(letter "$tag")" = "$(letter "${ptag:-$tag}")" ] || prev=""
         if [ -n "$prev" ]; then size=$(changed "$prev" "$f"); else size="(the first step)"; fi
         printf '  %-5s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "$size"
-        prev=$f
+        prev=$f ptag=$tag
     done < <(main_ladder)
-    if files | awk '$1 !~ /^v[0-9]+$/' | grep -q .; then
+    if files | awk '$1 !~ /^[a-z][0-9]+$/' | grep -q .; then
         echo "Experiments, each against the version it varies:"
         while read -r tag idea f; do
             base=$(file_of "${tag%%-*}")
             size=${base:+$(changed "$base" "$f")}
             printf '  %-14s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "${size:-}"
-        done < <(files | awk '$1 !~ /^v[0-9]+$/')
+        done < <(files | awk '$1 !~ /^[a-z][0-9]+$/')
     fi
     ;;
 sizes)
     prev="" ptag=""
     while read -r tag idea f; do
+        [ "$(letter "$tag")" = "$(letter "${ptag:-$tag}")" ] || prev=""
         if [ -n "$prev" ]; then
             set -- $(changed "$prev" "$f")
             echo "$ptag $tag $(( ${1#+} + ${2#-} ))"
@@ -73,7 +77,7 @@ diff)
     if [ -z "$a" ]; then
         case $b in
         *-*) a=${b%%-*} ;;  # an experiment: against the version it varies
-        *) a=$(main_ladder | awk -v t="$b" '$1 == t {print p; exit} {p = $1}') ;;
+        *) a=$(main_ladder | awk -v t="$b" '$1 == t {if (substr(p, 1, 1) == substr(t, 1, 1)) print p; exit} {p = $1}') ;;
         esac
         [ -n "$a" ] || die diff "$b is the first step: there is nothing before it"
     fi

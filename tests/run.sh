@@ -144,7 +144,7 @@ if want d; then
     # every chapter split into version files: each neighbouring pair has a diff (make diff)
     for d in $(chapters); do
         ch=$(basename "$d")
-        ls "$d"/v[0-9][0-9]-*.cuh >/dev/null 2>&1 || continue
+        ls "$d"/[a-z][0-9][0-9]-*.cuh >/dev/null 2>&1 || continue
         if sizes=$(bash tests/ladder.sh sizes "$ch" 2>&1) && [ -n "$sizes" ] &&
             ! echo "$sizes" | awk '$3 == 0 {bad = 1} END {exit !bad}'; then
             median=$(echo "$sizes" | awk '{print $3}' | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')

@@ -14,7 +14,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOK = os.path.join(ROOT, "docs", "colab.ipynb")
 # commands a Colab GPU runtime has besides what the repository builds
-SYSTEM = {"nvidia-smi", "nvcc", "tail", "head", "git", "ls", "cat"}
+SYSTEM = {"nvidia-smi", "nvcc", "tail", "head", "grep", "git", "ls", "cat"}
 failed = 0
 
 

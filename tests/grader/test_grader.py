@@ -91,8 +91,14 @@ def test_exercises():
     failed += p.stdout.count("FAIL")
     check(p.returncode == 0 and "FAIL" not in p.stdout, "grade.py check: every exercise is well formed")
     listing = make("exercises").stdout
-    check(all(f"{ex.chapter:<14} {ex.name:<12}" in listing for ex in exs),
-          f"make exercises lists all {len(exs)} exercises")
+    rows = [line.split() for line in listing.splitlines()]
+    starts = {line.index(ex.name) for line in listing.splitlines() for ex in exs
+              if line.startswith(ex.chapter + " ") and f" {ex.name} " in line}
+    check(all([ex.chapter, ex.name, ex.version] == r[:3] for ex in exs for r in rows
+              if r[:2] == [ex.chapter, ex.name]) and
+          sum(r[:2] in ([ex.chapter, ex.name] for ex in exs) for r in rows) == len(exs)
+          and len(starts) == 1,
+          f"make exercises lists all {len(exs)} exercises, each column in line")
     # a rubric whose points do not add up is caught
     ex = grade.Exercise(exs[0].chapter, exs[0].name)
     ex.rubric = dict(ex.rubric, speed=dict(ex.rubric["speed"], points=5))
