@@ -203,7 +203,7 @@ sass: $(TOOL_DEPS)
 # make starter CH=01-transpose EX=tiled DEST=kit; make grade CH=... EX=... SUB=file-or-kit OUT=dir;
 # make grade-all CH=... EX=... SUBS=dir-of-student-folders OUT=dir. The chapter's own flags and
 # libraries (chapter.mk) go with every build.
-GRADER      := python3 tests/grader/grade.py
+GRADER      := python3 classroom/grade.py
 GRADE_TOPIC  = $(call topic,$(CH))
 GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(GENCODE)" --cflags="$($(GRADE_TOPIC)_FLAGS)" \
                --libs="$($(GRADE_TOPIC)_LIBS)" $(if $(TIME_LIMIT),--time-limit=$(TIME_LIMIT)) \

@@ -47,7 +47,7 @@ typedef struct {
     bool self_test;                // test the CPU reference and exit; needs no GPU
     const char *csv;               // append results here
     const char *save;              // write inputs and outputs as .npy into this folder
-    // Grading (tests/grader): one process runs a version and another, which never runs the
+    // Grading (classroom/): one process runs a version and another, which never runs the
     // version's code, checks what it wrote.
     const char *dump;              // write each version's raw output into this folder
     const char *verify;            // check the outputs in this folder instead of running

@@ -39,7 +39,7 @@ SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S
 RUBRIC = re.compile(r"(<!-- rubric -->\n)(.*?)(<!-- /rubric -->)", re.S)
 SAMPLE = re.compile(r"(<!-- grading sample -->\n)(.*?)(<!-- /grading sample -->)", re.S)
 EXERCISES = re.compile(r"(<!-- exercises( all)? -->\n)(.*?)(<!-- /exercises -->)", re.S)
-sys.path.insert(0, os.path.join(ROOT, "tests", "grader"))
+sys.path.insert(0, os.path.join(ROOT, "classroom"))
 
 
 def pct_of(row, tag, rows):
@@ -341,7 +341,7 @@ def render_summary(gpu):
 
 def render_rubric(path):
     """The grading table of the exercise whose statement is at `path`, from its rubric.toml."""
-    import grade  # tests/grader: reading rubrics needs Python 3.11 (tomllib) or tomli
+    import grade  # classroom/: reading rubrics needs Python 3.11 (tomllib) or tomli
     parts = os.path.normpath(path).split(os.sep)
     return grade.rubric_text(grade.Exercise(parts[-4], parts[-2]))
 

@@ -175,7 +175,7 @@ fi
 if want e; then
     echo "== (e) exercises, starter kits and the grader"
     if python3 -c 'import tomllib' 2>/dev/null || python3 -c 'import tomli' 2>/dev/null; then
-        python3 tests/grader/test_grader.py cpu >"$tmp/grader.log" 2>&1
+        python3 tests/classroom/test_grader.py cpu >"$tmp/grader.log" 2>&1
         count_lines "grader" "$tmp/grader.log" $?
         echo "   $(grep -c '^PASS' "$tmp/grader.log") checks"
     else
@@ -274,11 +274,11 @@ PY
         EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
         echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
         # About 8 minutes on an H200. KL_GRADER_GPU=0 leaves it to a run of its own,
-        # python3 tests/grader/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).
+        # python3 tests/classroom/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).
         if [ "${KL_GRADER_GPU:-1}" = 0 ]; then
-            skip "the grader on the GPU: KL_GRADER_GPU=0 (run tests/grader/test_grader.py gpu on its own)"
+            skip "the grader on the GPU: KL_GRADER_GPU=0 (run tests/classroom/test_grader.py gpu on its own)"
         else
-            python3 tests/grader/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
+            python3 tests/classroom/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
             count_lines "grader on the GPU" "$tmp/grader-gpu.log" $?
             grep -E '^(PASS|FAIL|SKIP)' "$tmp/grader-gpu.log" | sed 's/^/   /'
         fi

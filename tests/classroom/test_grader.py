@@ -7,7 +7,7 @@ check, counted by tests/run.sh.
                        reports' formats, cheats that never reach the GPU, the secret, time limits
   test_grader.py gpu   the GPU part of make test: every exercise's reference solution scores full
                        points and its untouched kit scores no correctness point; planted bugs
-                       (tests/grader/plants) are each caught where they should be
+                       (tests/classroom/plants) are each caught where they should be
 """
 import concurrent.futures
 import csv
@@ -21,7 +21,7 @@ import time
 from xml.etree import ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "classroom"))  # the grader itself
 import grade  # noqa: E402
 import source  # noqa: E402
 
@@ -83,7 +83,7 @@ def case_scores(res):
 
 def test_exercises():
     exs = grade.all_exercises()
-    p = subprocess.run([sys.executable, os.path.join(HERE, "grade.py"), "check"],
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "classroom", "grade.py"), "check"],
                        capture_output=True, text=True)
     for line in p.stdout.splitlines():
         print(line)

@@ -64,7 +64,7 @@ except ImportError:  # Python < 3.11
     except ImportError:
         tomllib = None
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 EXIT_USAGE, EXIT_GRADER = 2, 3
 OUTPUT_CAP = 6000      # characters of a program's output kept in a case's report
 PARALLEL_CASES = 4     # correctness and sanitizer runs at once (speed runs alone)
@@ -1179,7 +1179,9 @@ def cmd_sample(args):
     """make grade-sample: grades a small class on this GPU (the reference solution, the
     untouched kit, and planted bugs) and keeps the output as plots/results/<gpu>/grading.txt,
     the sample and the timings docs/instructors.md quotes."""
-    import test_grader  # the plants and the way they are put into a kit
+    # the plants and the way they are put into a kit, from the grader's tests
+    sys.path.insert(0, os.path.join(ROOT, "tests", "classroom"))
+    import test_grader
     ex = find_exercise(args.chapter or "01-transpose", args.exercise or "tiled")
     reason = gpu_reason()
     if reason:  # build/gpuinfo's own words, which begin "no usable GPU"
