@@ -23,13 +23,15 @@ files() {
     local f title
     for f in "$dir"/[a-z][0-9][0-9]*.cuh; do
         [ -f "$f" ] || continue
-        title=$(head -n 1 "$f" | sed -n 's|^// ---- \([a-z][0-9][^ ]*\) \([^-][^ ]*\).*|\1 \2|p')
-        [ -n "$title" ] && echo "$title $f"
+        # "// ---- v6 regblock ------" -> "v6<TAB>regblock<TAB>file"; an experiment's file may
+        # name several ("v0-transposed and v1-transposed"): its idea is the whole title
+        title=$(head -n 1 "$f" | sed -n 's|^// ---- \([a-z][0-9][^ ]*\) \(.*[^ -]\)[ -]*$|\1\t\2|p')
+        [ -n "$title" ] && printf '%s\t%s\n' "$title" "$f"
     done
 }
-main_ladder() { files | awk '$1 ~ /^[a-z][0-9]+$/'; }
+main_ladder() { files | awk -F'\t' '$1 ~ /^[a-z][0-9]+$/'; }
 letter() { echo "${1:0:1}"; }
-file_of() { files | awk -v t="$1" '$1 == t {print $3}'; }
+file_of() { files | awk -F'\t' -v t="$1" '$1 == t {print $3}'; }
 # lines a unified diff adds and removes, as "+A -R"
 changed() {
     diff -u "$1" "$2" | awk '/^\+\+\+|^---/ {next} /^\+/ {a++} /^-/ {r++} END {printf "+%d -%d\n", a, r}'
@@ -42,24 +44,24 @@ ladder)
     echo "$ch: the ladder, one file a step (make diff CH=$ch A=vN B=vM shows a step)"
     printf '  %-5s %-12s %-28s %s\n' tag idea file "changed from the step before"
     prev="" ptag=""
-    while read -r tag idea f; do
+    while IFS=$'\t' read -r tag idea f; do
         [ "$(letter "$tag")" = "$(letter "${ptag:-$tag}")" ] || prev=""
         if [ -n "$prev" ]; then size=$(changed "$prev" "$f"); else size="(the first step)"; fi
         printf '  %-5s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "$size"
         prev=$f ptag=$tag
     done < <(main_ladder)
-    if files | awk '$1 !~ /^[a-z][0-9]+$/' | grep -q .; then
+    if files | awk -F'\t' '$1 !~ /^[a-z][0-9]+$/' | grep -q .; then
         echo "Experiments, each against the version it varies:"
-        while read -r tag idea f; do
+        while IFS=$'\t' read -r tag idea f; do
             base=$(file_of "${tag%%-*}")
             size=${base:+$(changed "$base" "$f")}
-            printf '  %-14s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "${size:-}"
-        done < <(files | awk '$1 !~ /^[a-z][0-9]+$/')
+            printf '  %-14s %-28s %-12s %s\n' "$tag" "$(basename "$f")" "${size:-}" "$idea"
+        done < <(files | awk -F'\t' '$1 !~ /^[a-z][0-9]+$/')
     fi
     ;;
 sizes)
     prev="" ptag=""
-    while read -r tag idea f; do
+    while IFS=$'\t' read -r tag idea f; do
         [ "$(letter "$tag")" = "$(letter "${ptag:-$tag}")" ] || prev=""
         if [ -n "$prev" ]; then
             set -- $(changed "$prev" "$f")
@@ -77,7 +79,7 @@ diff)
     if [ -z "$a" ]; then
         case $b in
         *-*) a=${b%%-*} ;;  # an experiment: against the version it varies
-        *) a=$(main_ladder | awk -v t="$b" '$1 == t {if (substr(p, 1, 1) == substr(t, 1, 1)) print p; exit} {p = $1}') ;;
+        *) a=$(main_ladder | awk -F'\t' -v t="$b" '$1 == t {if (substr(p, 1, 1) == substr(t, 1, 1)) print p; exit} {p = $1}') ;;
         esac
         [ -n "$a" ] || die diff "$b is the first step: there is nothing before it"
     fi
