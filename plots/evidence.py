@@ -119,10 +119,19 @@ CUOBJDUMP = ["cuobjdump"]  # the one beside --nvcc, when given
 
 
 def have_cuobjdump():
-    """Whether cuobjdump is there: a toolkit of nvcc alone (a CI image) has none, and then the
-    SASS counts are neither written nor checked (a line says so)."""
+    """Whether cuobjdump is there: beside nvcc, or, where the toolkit is nvcc alone (a CI
+    image), the vendor's own build of it and of nvdisasm that `make setup` installs into
+    build/sass-tools (plots/requirements-sass.txt). With neither, the SASS counts are neither
+    written nor checked (a line says so)."""
     import shutil
-    return shutil.which(CUOBJDUMP[0]) is not None
+    if shutil.which(CUOBJDUMP[0]):
+        return True
+    found = sorted(glob.glob(os.path.join(ROOT, "build", "sass-tools", "nvidia", "*", "bin", "cuobjdump")))
+    if found:
+        CUOBJDUMP[0] = found[-1]
+        # cuobjdump -sass runs nvdisasm, which the same wheels put beside it
+        os.environ["PATH"] = os.path.dirname(found[-1]) + os.pathsep + os.environ.get("PATH", "")
+    return bool(found)
 
 
 def parse_sass(cubin):

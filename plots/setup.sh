@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the plots need, once: matplotlib (pinned, plots/requirements.txt) into .venv,
-# unless python3 already has it; gnuplot through apt where we may install packages. What cannot
+# unless python3 already has it; cuobjdump for the SASS evidence where the toolkit lacks it
+# (plots/requirements-sass.txt, into build/sass-tools); gnuplot through apt where we may install
+# packages. What cannot
 # be installed is said in one line, and only the figures that need it are skipped.
 set -u
 cd "$(dirname "$0")/.."
@@ -27,6 +29,18 @@ else
     else
         echo "setup: could not install matplotlib (see build/pip.log); figures will be skipped"
         echo "matplotlib could not be installed (see build/pip.log)" >build/plots-skip
+    fi
+fi
+
+# cuobjdump and nvdisasm read the machine code whose instruction counts plots/evidence/ keeps. A
+# toolkit of nvcc alone (CI's) has neither: the vendor's builds from PyPI go into build/sass-tools.
+nvcc_bin=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ ! -x "$(dirname "$nvcc_bin")/cuobjdump" ] && ! ls build/sass-tools/nvidia/*/bin/cuobjdump >/dev/null 2>&1; then
+    if python3 -m pip install -q --disable-pip-version-check --target build/sass-tools \
+        -r plots/requirements-sass.txt >build/pip-sass.log 2>&1; then
+        echo "setup: cuobjdump and nvdisasm installed in build/sass-tools (plots/requirements-sass.txt)"
+    else
+        echo "setup: could not install cuobjdump (see build/pip-sass.log); the SASS counts will not be checked"
     fi
 fi
 
