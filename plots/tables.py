@@ -341,18 +341,19 @@ def render_summary(gpu):
 
 def render_rubric(path):
     """The grading table of the exercise whose statement is at `path`, from its rubric.toml."""
-    import grade  # classroom/: reading rubrics needs Python 3.11 (tomllib) or tomli
+    import exercises  # classroom/: reading rubrics needs Python 3.11 (tomllib) or tomli
+    import kits
     parts = os.path.normpath(path).split(os.sep)
-    return grade.rubric_text(grade.Exercise(parts[-4], parts[-2]))
+    return kits.rubric_text(exercises.Exercise(parts[-4], parts[-2]))
 
 
 def render_exercises(path, every):
     """The table of a chapter's exercises for its README at `path`, or of all of them."""
-    import grade
+    import exercises
     chapter = os.path.basename(os.path.dirname(path))
     lines = ["| chapter | exercise | writes | what it teaches |" if every else
              "| exercise | writes | what it teaches |", "|---|---|---|---|" if every else "|---|---|---|"]
-    for ex in grade.all_exercises():
+    for ex in exercises.all_exercises():
         link = os.path.relpath(os.path.join(ex.dir, "README.md"), os.path.dirname(path))
         if every:
             lines.append(f"| {ex.chapter} | [{ex.name}]({link}) | {ex.version} | {ex.title} |")

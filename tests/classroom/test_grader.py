@@ -22,10 +22,13 @@ from xml.etree import ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "classroom"))  # the grader itself
-import grade  # noqa: E402
+import exercises  # noqa: E402
+import sandbox  # noqa: E402
+import scoring  # noqa: E402
 import source  # noqa: E402
+import toolchain  # noqa: E402
 
-ROOT = grade.ROOT
+ROOT = exercises.ROOT
 failed = 0
 
 
@@ -82,7 +85,7 @@ def case_scores(res):
 # ---- no GPU ------------------------------------------------------------------------------------
 
 def test_exercises():
-    exs = grade.all_exercises()
+    exs = exercises.all_exercises()
     p = subprocess.run([sys.executable, os.path.join(ROOT, "classroom", "grade.py"), "check"],
                        capture_output=True, text=True)
     for line in p.stdout.splitlines():
@@ -100,9 +103,10 @@ def test_exercises():
           and len(starts) == 1,
           f"make exercises lists all {len(exs)} exercises, each column in line")
     # a rubric whose points do not add up is caught
-    ex = grade.Exercise(exs[0].chapter, exs[0].name)
+    ex = exercises.Exercise(exs[0].chapter, exs[0].name)
     ex.rubric = dict(ex.rubric, speed=dict(ex.rubric["speed"], points=5))
-    check(any("add up" in p for p in grade.validate(ex)), "a rubric whose points do not add up is refused")
+    check(any("add up" in p for p in exercises.validate(ex)),
+          "a rubric whose points do not add up is refused")
     return exs
 
 
@@ -179,7 +183,7 @@ def test_kit(ex, tmp):
 
 
 def test_splicer():
-    ex = grade.find_exercise("01-transpose", "tiled")
+    ex = exercises.find_exercise("01-transpose", "tiled")
     kit, sol = ex.kit_source(False), ex.kit_source(True)
     types = source.type_names(ex.text())
     # a submission that changes the reference and the harness's call gets the kit's text back
@@ -240,7 +244,7 @@ def test_splicer():
         except source.RegionError:
             check(True, f"splice: refuses a submission with {what}")
     # a launcher region may use only the reference's names and its own
-    red = grade.find_exercise("05-reduction", "atomic")
+    red = exercises.find_exercise("05-reduction", "atomic")
     rkit, rsol = red.kit_source(False), red.kit_source(True)
     rtypes = source.type_names(red.text())
     host_bad = {"p->want, cudaMemcpy and exit": plant("launcher")[1],
@@ -266,7 +270,7 @@ def test_splicer():
 
 
 def test_grading_without_gpu(tmp, gpu):
-    ex = grade.find_exercise("01-transpose", "tiled")
+    ex = exercises.find_exercise("01-transpose", "tiled")
     sol = ex.kit_source(True)
     subs = os.path.join(tmp, "subs")
     syntax = write_sub(os.path.join(subs, "syntax"), ex, with_bodies(
@@ -311,7 +315,8 @@ def test_grading_without_gpu(tmp, gpu):
     out = os.path.join(tmp, "out-escape")
     p = make("grade", "CH=01-transpose", "EX=tiled", f"SUB={escape}", f"OUT={out}")
     res = results(out)
-    check(p.returncode == 0 and res["score"] == 0 and len(res["tests"]) == len(grade.plan(ex, None)[0])
+    check(p.returncode == 0 and res["score"] == 0
+          and len(res["tests"]) == len(scoring.plan(ex, None)[0])
           and "closes a bracket" in res["tests"][0]["output"],
           "grade: a region that escapes its function to write results.json gets 0, and the "
           "grader's results.json")
@@ -365,7 +370,7 @@ def test_grading_without_gpu(tmp, gpu):
     # without a GPU: the compile step is graded, then the grader says it cannot go on (exit 3)
     jobs = []
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        for e in grade.all_exercises():
+        for e in exercises.all_exercises():
             d = write_sub(os.path.join(tmp, "ref", e.label.replace("/", "-")), e, e.kit_source(True))
             o = os.path.join(tmp, "ref-out", e.label.replace("/", "-"))
             jobs.append((e, o, pool.submit(make, "grade", f"CH={e.chapter}", f"EX={e.name}",
@@ -389,7 +394,7 @@ def test_grading_without_gpu(tmp, gpu):
 
 
 def test_rules():
-    ex = grade.find_exercise("04-atomics", "casint")
+    ex = exercises.find_exercise("04-atomics", "casint")
     sol = ex.kit_source(True)
     def body(lines):
         return with_bodies(sol, ex.name, {0: lines})
@@ -399,25 +404,26 @@ def test_rules():
              "inline PTX": ['unsigned old; asm volatile("atom.add.u32 %0, [%1], %2;" : "=r"(old) '
                             ': "l"(address), "r"(value)); return old;']}
     for what, lines in tries.items():
-        check(grade.rules_broken(ex, body(lines)) is not None,
+        check(exercises.rules_broken(ex, body(lines)) is not None,
               f"rules: casint refuses a body built on {what}")
-    check(grade.rules_broken(ex, sol) is None and grade.rules_broken(ex, ex.kit_source(False)) is None,
+    check(exercises.rules_broken(ex, sol) is None
+          and exercises.rules_broken(ex, ex.kit_source(False)) is None,
           "rules: the reference passes them, and the untouched stub is graded as it is")
 
 
 def test_secret_and_runs(tmp):
-    ex = grade.find_exercise("01-transpose", "tiled")
+    ex = exercises.find_exercise("01-transpose", "tiled")
     saved = os.environ.get("GRADE_SECRET")
     try:
         os.environ["GRADE_SECRET"] = "one"
-        a, sa = grade.plan(ex, grade.secret_bytes())
-        a2, _ = grade.plan(ex, grade.secret_bytes())
+        a, sa = scoring.plan(ex, scoring.secret_bytes())
+        a2, _ = scoring.plan(ex, scoring.secret_bytes())
         os.environ["GRADE_SECRET"] = "two"
-        b, sb = grade.plan(ex, grade.secret_bytes())
+        b, sb = scoring.plan(ex, scoring.secret_bytes())
         names = lambda cs: [c.args for c in cs if "secret" in c.name]
         check(names(a) == names(a2) and names(a) != names(b) and sa != sb and len(names(a)) == 3,
               "secret: the secret cases and seed follow the secret, the same for every run")
-        env_out = grade.run(["env"], os.path.join(tmp, "env"), 10)
+        env_out = sandbox.run(["env"], os.path.join(tmp, "env"), 10)
         check("GRADE_SECRET" not in env_out.output and "HOME=" in env_out.output,
               "secret: a submission's environment has no GRADE_SECRET (nor anything else of the grader's)")
     finally:
@@ -427,7 +433,8 @@ def test_secret_and_runs(tmp):
             os.environ["GRADE_SECRET"] = saved
     pidfile = os.path.join(tmp, "child.pid")
     t0 = time.monotonic()
-    r = grade.run(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"], os.path.join(tmp, "hang"), 1)
+    hang = ["sh", "-c", f"sleep 60 & echo $! > {pidfile}; wait"]
+    r = sandbox.run(hang, os.path.join(tmp, "hang"), 1)
     with open(pidfile) as f:
         child = int(f.read())
     time.sleep(0.2)
@@ -439,14 +446,14 @@ def test_secret_and_runs(tmp):
 # ---- with a GPU ---------------------------------------------------------------------------------
 
 def test_gpu(tmp):
-    """Three exercises at a time: one compiles while another has the GPU (grade.py lets one
+    """Three exercises at a time: one compiles while another has the GPU (the grader lets one
     grading at a time use it, so the timed runs never share it)."""
     os.environ.setdefault("GRADE_SECRET", "kernel-ladder-tests")
     only = [x for x in os.environ.get("KL_EXERCISES", "").split(",") if x]  # e.g. 01-transpose/tiled
-    exs = [ex for ex in grade.all_exercises() if not only or ex.label in only]
-    for ex in [ex for ex in exs if ex.gpus > grade.gpu_count()]:  # chapter 07 needs two or more
-        print(f"SKIP {ex.label}: needs {ex.gpus} GPUs, this machine has {grade.gpu_count()}")
-    exs = [ex for ex in exs if ex.gpus <= grade.gpu_count()]
+    exs = [ex for ex in exercises.all_exercises() if not only or ex.label in only]
+    for ex in [ex for ex in exs if ex.gpus > toolchain.gpu_count()]:  # chapter 07 needs two or more
+        print(f"SKIP {ex.label}: needs {ex.gpus} GPUs, this machine has {toolchain.gpu_count()}")
+    exs = [ex for ex in exs if ex.gpus <= toolchain.gpu_count()]
     keep = os.environ.get("KL_GRADER_KEEP")  # a folder to keep the reports in (for a look)
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         for f in [pool.submit(grade_exercise_on_gpu, ex, keep or tmp) for ex in exs]:
@@ -542,7 +549,7 @@ def grade_exercise_on_gpu(ex, tmp):
 
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
-    gpu = grade.gpu_reason() is None
+    gpu = toolchain.gpu_reason() is None
     os.environ.setdefault("GRADE_SECRET", "kernel-ladder-tests")  # grade-all needs one
     with tempfile.TemporaryDirectory(prefix="kl-test-grader-") as tmp:
         if mode == "cpu":
@@ -556,7 +563,7 @@ def main(argv):
             test_grading_without_gpu(tmp, gpu)
         elif mode == "gpu":
             if not gpu:
-                print(f"SKIP the grader on the GPU: {grade.gpu_reason()}")
+                print(f"SKIP the grader on the GPU: {toolchain.gpu_reason()}")
                 return 0
             test_gpu(tmp)
     return 1 if failed else 0

@@ -1,0 +1,199 @@
+"""exercises.py: finding the exercises, reading their rubrics and checking them.
+
+An exercise is a folder chapters/NN-topic/exercises/NAME/ with rubric.toml (points and cases),
+README.md (the statement, copied into the kit) and answers.md (the key, never copied). Its code
+is the body of one or more functions of the chapter's source, between "// EXERCISE: NAME begin"
+and "// EXERCISE: NAME end" (source.py reads them). validate() says what is wrong with an
+exercise as its author wrote it (`grade.py check`, run by make test); rules_broken() holds the
+regions of a graded source to the rubric's [rules].
+"""
+import fnmatch
+import glob
+import os
+import re
+
+import source
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    try:
+        import tomli as tomllib
+    except ImportError:
+        tomllib = None
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SECTIONS = ("Goal", "The idea", "What to write", "Hints", "How it is graded", "Questions")
+
+
+class UsageError(Exception):
+    """The grader was asked for what is not there (a mistake in the command: exit 2)."""
+
+
+def chapter_line(chapter, name):
+    """The first line of the chapter's file `name` that is not a comment or blank, or None."""
+    path = os.path.join(ROOT, "chapters", chapter, name)
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return next((l.strip() for l in f if l.strip() and not l.startswith("#")), None)
+
+
+class Exercise:
+    def __init__(self, chapter, name):
+        self.chapter, self.name = chapter, name
+        self.dir = os.path.join(ROOT, "chapters", chapter, "exercises", name)
+        # the program: the topic ('01-transpose': transpose), or the first in the chapter's
+        # `programs` file ('07-multi-gpu': allreduce); the fewest GPUs it runs on: `gpus`, or 1
+        self.topic = chapter_line(chapter, "programs") or chapter[3:]
+        self.gpus = int(chapter_line(chapter, "gpus") or 1)
+        self.source_path = os.path.join(ROOT, "chapters", chapter, self.topic + ".cu")
+        if tomllib is None:
+            raise UsageError("the grader needs Python 3.11 or later (tomllib), or the tomli package")
+        path = os.path.join(self.dir, "rubric.toml")
+        try:
+            with open(path, "rb") as f:
+                self.rubric = tomllib.load(f)
+            self.title = self.rubric["title"]
+            self.version = self.rubric["version"]
+        except (tomllib.TOMLDecodeError, KeyError) as e:
+            raise UsageError(f"{os.path.relpath(path, ROOT)}: not a rubric ({e})") from None
+
+    @property
+    def label(self):
+        return f"{self.chapter}/{self.name}"
+
+    def text(self):
+        """The chapter's source as one text: its program with its version files in place."""
+        return source.flatten(self.source_path)
+
+    def total(self):
+        return sum(self.rubric[k]["points"] for k in ("compile", "correct", "sanitize", "speed"))
+
+    def note(self):
+        return (f"Starter kit: chapter {self.chapter}, exercise \"{self.name}\" ({self.version}): "
+                f"{self.title}.\nWrite the function bodies between the EXERCISE markers (README.md "
+                f"says what they must do).\nOnly those bodies are graded; everything else is put "
+                f"back as the kit has it.")
+
+    def kit_source(self, solution=False):
+        return source.kit_text(self.text(), self.name, self.version, solution, self.note(),
+                               program=self.topic, also_drop=self.other_parts())
+
+    def other_parts(self):
+        """The versions of this chapter's other exercises that sit in another version table
+        (04's counters and histogram): a kit leaves them out with what follows them."""
+        rows = source.version_rows(self.text().split("\n"))
+        table = {r.tag: r.table for r in rows}
+        out = []
+        for path in glob.glob(os.path.join(ROOT, "chapters", self.chapter, "exercises", "*",
+                                           "rubric.toml")):
+            name = os.path.basename(os.path.dirname(path))
+            if name == self.name:
+                continue
+            other = Exercise(self.chapter, name)
+            if table.get(other.version) and table.get(other.version) != table.get(self.version):
+                out.append(other.version)
+        return sorted(out)
+
+
+def all_exercises():
+    out = []
+    for rubric in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "exercises", "*",
+                                                "rubric.toml"))):
+        parts = rubric.split(os.sep)
+        out.append(Exercise(parts[-4], parts[-2]))
+    # within a chapter, in the order of the ladder
+    def order(ex):
+        lines = ex.text().split("\n")
+        rs = source.regions(lines, ex.name)
+        return (ex.chapter, rs[0].begin if rs else 0)
+    return sorted(out, key=order)
+
+
+def find_exercise(chapter, name):
+    if not chapter or not name:
+        raise UsageError("name the exercise: CH=NN-topic EX=name (make exercises lists them)")
+    chapter = os.path.basename(chapter.rstrip("/"))
+    path = os.path.join(ROOT, "chapters", chapter, "exercises", name, "rubric.toml")
+    if not re.fullmatch(r"[0-9][0-9]-[a-z0-9-]+", chapter) or not re.fullmatch(r"[a-z0-9-]+", name) \
+            or not os.path.exists(path):
+        raise UsageError(f"no exercise {chapter}/{name} (make exercises lists them)")
+    return Exercise(chapter, name)
+
+
+def rules_broken(ex, graded):
+    """What the graded source's regions break of the rubric's [rules], or None. Names are
+    shell patterns ("atomic*"); `allow` lists names a forbid pattern would catch but may be
+    used. An untouched stub is not held to the rules: it is graded, and fails, as written."""
+    rules = ex.rubric.get("rules", {})
+    if "kl_exercise_todo" in source.region_names(graded, ex.name):
+        return None
+    names = source.region_names(graded, ex.name)
+    why = rules.get("why", "")
+    bad = sorted(n for n in names - set(rules.get("allow", []))
+                 if any(fnmatch.fnmatchcase(n, pat) for pat in rules.get("forbid", [])))
+    if bad:
+        return f"{', '.join(bad)} may not be used here: {why}"
+    need = rules.get("require_any", [])
+    if need and not any(fnmatch.fnmatchcase(n, pat) for n in names for pat in need):
+        return f"the code must use {' or '.join(need)}: {why}"
+    return None
+
+
+def validate(ex):
+    """What is wrong with an exercise as its author wrote it, as a list of sentences."""
+    problems = []
+    r = ex.rubric
+    for key in ("compile", "correct", "sanitize", "speed"):
+        if key not in r or not isinstance(r[key].get("points"), (int, float)):
+            problems.append(f"rubric: [{key}] needs points")
+    if problems:
+        return problems
+    if ex.total() != r.get("total", 100):
+        problems.append(f"rubric: the points add up to {ex.total()}, not {r.get('total', 100)}")
+    if not r["correct"].get("cases"):
+        problems.append("rubric: [correct] needs cases")
+    tiers = r["speed"].get("tiers", [])
+    if not tiers or any(len(t) != 2 for t in tiers):
+        problems.append("rubric: [speed] tiers are [ratio, points] pairs")
+    elif [t[0] for t in tiers] != sorted((t[0] for t in tiers), reverse=True) or \
+            tiers[0][1] != r["speed"]["points"] or any(t[1] > r["speed"]["points"] for t in tiers):
+        problems.append("rubric: [speed] tiers go from the highest ratio down, the first one "
+                        "worth all the speed points")
+    unknown = set(r["sanitize"].get("tools", [])) - {"memcheck", "racecheck", "synccheck",
+                                                      "initcheck"}
+    if unknown or not r["sanitize"].get("tools"):
+        problems.append(f"rubric: [sanitize] tools must be compute-sanitizer tools ({unknown})")
+    for dim in r["correct"].get("secret_sizes", {}):
+        if f"-{dim}" not in " ".join(r["correct"]["cases"]):
+            problems.append(f"rubric: secret size -{dim} is not a size the cases use")
+    try:
+        lines = ex.text().split("\n")
+        if not source.regions(lines, ex.name):
+            problems.append(f"source: no region 'EXERCISE: {ex.name}'")
+        if ex.version not in [row.tag for row in source.version_rows(lines)]:
+            problems.append(f"rubric: version {ex.version} is not in the chapter's table")
+        kit, solution = ex.kit_source(False), ex.kit_source(True)
+        # the reference solution must pass the rules a submission's regions are held to
+        source.splice(kit, solution, solution, ex.name, source.type_names(ex.text()))
+        if rules_broken(ex, solution):
+            problems.append(f"the reference solution breaks the rubric's rules: "
+                            f"{rules_broken(ex, solution)}")
+    except source.SourceError as e:
+        problems.append(f"source: {e}")
+    except source.RegionError as e:
+        problems.append(f"the reference solution breaks a region rule: {e}")
+    for name in ("README.md", "answers.md"):
+        if not os.path.exists(os.path.join(ex.dir, name)):
+            problems.append(f"{name} is missing")
+    if os.path.exists(os.path.join(ex.dir, "README.md")):
+        with open(os.path.join(ex.dir, "README.md")) as f:
+            heads = re.findall(r"^## (.+)$", f.read(), re.M)
+        for s in SECTIONS:
+            if s not in heads:
+                problems.append(f"README.md: no section '## {s}'")
+        with open(os.path.join(ex.dir, "README.md")) as f:
+            if "<!-- rubric -->" not in f.read():
+                problems.append("README.md: no '<!-- rubric -->' block for the grading table")
+    return problems

@@ -1,0 +1,62 @@
+"""sandbox.py: running a student's program, and its compile: in its own folder and process
+session, with an environment that holds nothing of the grader's (child_env: no GRADE_SECRET), no
+core files and no file over 4 GiB, a time limit that stops it with every process it started,
+and its output kept up to OUTPUT_CAP characters. This is not a security boundary: GPU code
+cannot be sandboxed (docs/instructors.md, "What it does not protect against").
+"""
+import os
+import resource
+import signal
+import subprocess
+import time
+
+OUTPUT_CAP = 6000      # characters of a program's output kept in a case's report
+
+
+def child_env(home):
+    """The environment a submission runs (and compiles) in: what CUDA needs, nothing else. The
+    secret and everything else the grader was given stay out."""
+    keep = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LANG")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    tmp = os.path.join(home, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    env.update(HOME=home, TMPDIR=tmp)
+    return env
+
+
+def _limits():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))             # no core files
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 30, 4 << 30))  # no file beyond 4 GiB
+
+
+class Run:
+    def __init__(self, rc, output, seconds, timed_out):
+        self.rc, self.output, self.seconds, self.timed_out = rc, output, seconds, timed_out
+
+
+def run(cmd, cwd, timeout, env=None):
+    """Runs cmd in its own session with a time limit; a hang is killed with everything it
+    started. The output is kept up to OUTPUT_CAP characters (its head and its tail)."""
+    os.makedirs(cwd, exist_ok=True)
+    log = os.path.join(cwd, f"output-{os.getpid()}-{time.monotonic_ns()}.log")
+    t0 = time.monotonic()
+    with open(log, "wb") as out:
+        p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL, env=env if env is not None else child_env(cwd),
+                             start_new_session=True, preexec_fn=_limits)
+        try:
+            rc, timed_out = p.wait(timeout=timeout), False
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            rc, timed_out = p.wait(), True
+    seconds = time.monotonic() - t0
+    with open(log, "rb") as f:
+        data = f.read()
+    os.remove(log)
+    text = data.decode("utf-8", "replace")
+    if len(text) > OUTPUT_CAP:
+        text = text[:OUTPUT_CAP // 3] + "\n[... output cut ...]\n" + text[-2 * OUTPUT_CAP // 3:]
+    return Run(rc, text, seconds, timed_out)

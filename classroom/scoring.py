@@ -1,0 +1,312 @@
+"""scoring.py: grading one submission: its cases (plan: the rubric's cases, the sizes and seed
+drawn from the instructor's secret) and a Grading, which splices the submission into the kit,
+compiles it, runs each case and scores it, the speed by the rubric's tiers. A class is graded
+by grade.py's grade_many: every submission compiled at once, then each one's GPU cases in turn.
+
+How a submission is graded (docs/instructors.md says why each step is there):
+  1. Only the bodies of its exercise regions are taken; they are put into the kit's own source,
+     so changes anywhere else count for nothing (and are named in the report). A region may
+     hold device code, or in a launcher only the names the reference uses: see source.py.
+  2. It is compiled (a case); an error ends the grading with 0 points.
+  3. Correctness: each case runs the program with --dump, in its own folder, with a scrubbed
+     environment and a time limit; then the chapter's own program, built from the repository
+     and never running the submission's code, checks the dumped output (--verify). What the
+     submission prints or returns is never read for a verdict.
+  4. compute-sanitizer's tools at a small size; a tool's case needs a clean report and a
+     verified output.
+  5. Speed: the reference solution and the submission, each against the chapter's baseline in
+     its own run, one after the other on the same GPU; the ratio of the two picks a tier. Both
+     run with --check-each: every timed launch starts from a poisoned output and is checked,
+     and the inputs must be unchanged after it.
+"""
+import concurrent.futures
+import csv
+import hashlib
+import hmac
+import os
+import re
+import shlex
+import shutil
+import time
+
+import source
+from exercises import rules_broken
+from sandbox import run
+from submission import read_source
+from toolchain import GraderError
+
+PARALLEL_CASES = 4     # correctness and sanitizer runs at once (speed runs alone)
+
+
+class Case:
+    def __init__(self, kind, name, points, args="", tool=None):
+        self.kind, self.name, self.max_score = kind, name, float(points)
+        self.args, self.visibility, self.tool = args, "visible", tool
+        self.score, self.passed, self.output, self.seconds = 0.0, False, "not run", 0.0
+        self.secret, self.skipped = False, False  # skipped: not run because the grader could not
+        self.private = ""  # for the instructor's report only: what a secret case's output showed
+
+    def result(self, passed, output, score=None):
+        self.passed = passed
+        self.score = self.max_score if (passed and score is None) else (score or 0.0)
+        self.output = output.strip()
+
+
+def secret_bytes():
+    """The instructor's secret: GRADE_SECRET, or the file GRADE_SECRET_FILE names, or
+    ~/.config/kernel-ladder/grade-secret. None when there is none."""
+    if os.environ.get("GRADE_SECRET"):
+        return os.environ["GRADE_SECRET"].encode()
+    path = os.environ.get("GRADE_SECRET_FILE") or os.path.expanduser(
+        "~/.config/kernel-ladder/grade-secret")
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            return f.read().strip() or None
+    return None
+
+
+def derive(secret, ex, label):
+    """A number drawn from the secret for this exercise: the same for every student."""
+    mac = hmac.new(secret, f"{ex.label}/{label}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(mac[:8], "little")
+
+
+def plan(ex, secret):
+    """The cases, in report order, and the seed every run uses."""
+    r = ex.rubric
+    key = secret if secret is not None else b"no secret: public"
+    seed = derive(key, ex, "seed") % (1 << 32)
+    cases = [Case("compile", "compile", r["compile"]["points"])]
+    args = list(r["correct"]["cases"])
+    visible = len(args)
+    sizes = r["correct"].get("secret_sizes", {})
+    for i in range(r["correct"].get("secret", 0)):
+        drawn = []
+        for dim, (lo, hi) in sorted(sizes.items()):
+            drawn.append(f"-{dim} {lo + derive(key, ex, f'case{i}/{dim}') % (hi - lo + 1)}")
+        extra = r["correct"].get("secret_args", "")
+        args.append(" ".join(drawn + ([extra] if extra else [])))
+    each = r["correct"]["points"] / len(args)
+    for i, a in enumerate(args):
+        secret_case = i >= visible
+        # a secret case's sizes go into the instructor's report.txt, not into its name or the
+        # output students see
+        name = f"correct {a}" if not secret_case else f"correct secret {i - visible + 1}"
+        c = Case("correct", name, each, a)
+        c.secret = secret_case
+        cases.append(c)
+    tools = r["sanitize"]["tools"]
+    for tool in tools:
+        cases.append(Case("sanitize", f"sanitize {tool} {r['sanitize']['args']}",
+                          r["sanitize"]["points"] / len(tools), r["sanitize"]["args"], tool=tool))
+    cases.append(Case("speed", f"speed {r['speed']['args']}", r["speed"]["points"],
+                      r["speed"]["args"]))
+    return cases, seed
+
+
+class Grading:
+    """Everything about one submission: its source, its build and its cases (reports.py writes
+    what they come to)."""
+    def __init__(self, ex, student, sub, out_dir, work):
+        self.ex, self.student, self.sub, self.out_dir, self.work = ex, student, sub, out_dir, work
+        self.cases, self.seed = plan(ex, secret_bytes())
+        self.notes, self.binary, self.incomplete = [], None, None
+        self.t0 = time.monotonic()
+        self.gpu_seconds = 0.0  # time on the GPU, waiting for it left out
+        os.makedirs(out_dir, exist_ok=True)
+        os.makedirs(work, exist_ok=True)
+
+    def case(self, kind):
+        return [c for c in self.cases if c.kind == kind]
+
+    def mark_incomplete(self, why):
+        """The grader could not finish: the cases it did not run are skipped, not failed."""
+        self.incomplete = why
+        for c in self.cases:
+            if c.kind != "compile" and c.output.startswith("not run"):
+                c.result(False, "not run: the grader could not finish (INCOMPLETE)")
+                c.skipped = True
+
+    def not_run(self, kinds, why):
+        for c in self.cases:
+            if c.kind in kinds:
+                c.result(False, f"not run: {why}")
+
+    # -- the source and its build
+    def prepare(self, tc, kit, solution, types):
+        """Splice and compile. Returns True when there is a program to run."""
+        compile_case = self.case("compile")[0]
+        try:
+            text = read_source(self.ex, self.sub, self.notes)
+            graded, notes = source.splice(kit, solution, text, self.ex.name, types)
+        except source.RegionError as e:
+            compile_case.result(False, f"the submission's regions cannot be graded: {e}")
+            self.not_run(("correct", "sanitize", "speed"), "the submission was not graded")
+            return False
+        broken = rules_broken(self.ex, graded)
+        if broken:
+            compile_case.result(False, f"the submission's regions cannot be graded: {broken}")
+            self.not_run(("correct", "sanitize", "speed"), "the submission was not graded")
+            return False
+        self.notes.extend(notes)
+        src = os.path.join(self.work, self.ex.topic + ".cu")
+        with open(src, "w") as f:
+            f.write(graded)
+        shutil.copy(src, os.path.join(self.out_dir, "graded.cu"))
+        binary = os.path.join(self.work, self.ex.topic)
+        r = run(tc.command(src, binary), os.path.join(self.work, "compile"),
+                self.ex.rubric["compile"].get("time_limit", 300))
+        compile_case.seconds = r.seconds
+        log = r.output.replace(self.work + "/", "")
+        with open(os.path.join(self.out_dir, "compile.log"), "w") as f:
+            f.write(log)
+        if r.rc == 0 and not r.timed_out:
+            warn = "\n".join(l for l in log.split("\n") if "warning" in l.lower())
+            compile_case.result(True, "compiled" + (f"; warnings:\n{warn}" if warn else ""))
+            self.binary = binary
+            return True
+        why = "timed out" if r.timed_out else f"exit {r.rc}"
+        compile_case.result(False, f"does not compile ({why}):\n{log}")
+        self.not_run(("correct", "sanitize", "speed"), "the submission does not compile")
+        return False
+
+    # -- runs on the GPU
+    def verify(self, verifier, args, dump, timeout):
+        """The repository's own program checks what the submission dumped."""
+        cmd = [verifier, *shlex.split(args), "-v", self.ex.version, "--seed", str(self.seed),
+               "--verify", dump]
+        return run(cmd, os.path.join(os.path.dirname(dump), "verify"), timeout)
+
+    def run_correct(self, c, verifier, timeout):
+        d = os.path.join(self.work, re.sub(r"\W+", "-", c.name).strip("-"))
+        dump = os.path.join(d, "dump")
+        r = run([self.binary, *shlex.split(c.args), "-v", self.ex.version, "--seed",
+                 str(self.seed), "--check-only", "--dump", dump], d, timeout)
+        c.seconds = r.seconds
+        if r.timed_out:
+            return c.result(False, f"timed out after {timeout:g} s (stopped; grading goes on)")
+        v = self.verify(verifier, c.args, dump, timeout)
+        c.seconds += v.seconds
+        if v.rc == 0 and not v.timed_out:
+            return c.result(True, "right (the chapter's own program checked the output)")
+        verdict = [l.strip() for l in v.output.split("\n")
+                   if l.startswith("FAIL verify") or "mismatch" in l]
+        first = verdict[0] if verdict else f"the check exited {v.rc}"
+        out = (f"wrong: {first}\nthe chapter's own program checked the output:\n  "
+               + "\n  ".join(verdict or v.output.split("\n")[-8:]))
+        if c.secret:
+            # the mismatch lines hold values (a sum, a size) that would let a student answer this
+            # case without computing it next time: they go to the instructor's report only
+            c.private = out
+            return c.result(False, "wrong: the chapter's own program found the output wrong at "
+                                   "this secret size (the details are in the instructor's report)")
+        mine = [l for l in r.output.split("\n") if l.strip()][-12:]
+        out += f"\nthe submission's own output (it exited {r.rc}), last lines:\n" + "\n".join(mine)
+        c.result(False, out)
+
+    def run_sanitize(self, c, verifier, cs, timeout):
+        d = os.path.join(self.work, f"sanitize-{c.tool}")
+        dump = os.path.join(d, "dump")
+        r = run([cs, "--tool", c.tool, "--error-exitcode", "99", self.binary, *shlex.split(c.args),
+                 "-v", self.ex.version, "--seed", str(self.seed), "--check-only", "--warmup", "0",
+                 "--dump", dump], d, timeout)
+        c.seconds = r.seconds
+        if r.timed_out:
+            return c.result(False, f"timed out after {timeout:g} s under {c.tool}")
+        findings = [l for l in r.output.split("\n") if re.search(
+            r"Invalid|Race|Hazard|Uninitialized|Barrier|ERROR SUMMARY|RACECHECK SUMMARY|error", l)]
+        if r.rc == 99:  # --error-exitcode: the tool found something
+            return c.result(False, f"{c.tool} reports errors:\n" + "\n".join(findings[:12]))
+        if r.rc != 0:
+            why = {1: "a wrong result", 3: "a CUDA error"}.get(r.rc, f"exit {r.rc}")
+            tail = [l for l in r.output.split("\n") if l.strip()][-8:]
+            return c.result(False, f"the program failed under {c.tool} ({why}), so the run proves "
+                                   f"nothing:\n" + "\n".join(tail))
+        v = self.verify(verifier, c.args, dump, timeout)
+        if v.rc != 0:
+            return c.result(False, f"{c.tool} is clean, but the output is wrong, so the run "
+                                   f"proves nothing:\n" + v.output[-600:])
+        c.result(True, f"{c.tool}: clean; output verified")
+
+    def run_speed(self, c, verifier, reference, timeout):
+        d = os.path.join(self.work, "speed")
+        args = shlex.split(c.args)
+        # --check-each: every timed launch starts from a poisoned output and is checked, so no
+        # launch can skip its work; the reference is timed the same way, so the ratio is fair
+        common = ["-v", self.ex.version, "--seed", str(self.seed), "--check-each"]
+        ref = run([reference, *args, *common, "--csv", os.path.join(d, "reference.csv")],
+                  os.path.join(d, "reference"), timeout)
+        dump = os.path.join(d, "dump")
+        sub = run([self.binary, *args, *common, "--csv", os.path.join(d, "submission.csv"),
+                   "--dump", dump], os.path.join(d, "submission"), timeout)
+        c.seconds = ref.seconds + sub.seconds
+        if ref.rc != 0 or ref.timed_out:
+            raise GraderError(f"the reference solution failed its speed run (exit {ref.rc}):\n"
+                              + ref.output[-800:])
+        if sub.timed_out:
+            return c.result(False, f"timed out after {timeout:g} s")
+        v = self.verify(verifier, c.args, dump, timeout)
+        if v.rc != 0:
+            return c.result(False, "the output of the timed run is wrong, so its time does not "
+                                   "count:\n" + v.output[-600:])
+        if not os.path.exists(os.path.join(dump, self.ex.version + ".timed.out")):
+            return c.result(False, "no output of a timed run was written:\n" + sub.output[-600:])
+        r_row = csv_row(os.path.join(d, "reference.csv"), self.ex.version)
+        s_row = csv_row(os.path.join(d, "submission.csv"), self.ex.version)
+        if not r_row or not r_row.get("ms_median"):
+            raise GraderError("the reference solution's speed run measured no time")
+        if not s_row or not s_row.get("ms_median"):
+            return c.result(False, "no time was measured:\n" + sub.output[-600:])
+        base = baseline_name(os.path.join(d, "submission.csv"))
+        lines = []
+        for who, row in (("submission", s_row), ("reference ", r_row)):
+            pct = f", {float(row['pct_of_baseline']):.1f}% of {base}" if row["pct_of_baseline"] else ""
+            lines.append(f"  {who} {float(row['ms_median']):.4f} ms median{pct}")
+        if r_row["pct_of_baseline"] and s_row["pct_of_baseline"]:
+            # each against the baseline of its own run: a GPU that changes between the two
+            # runs changes both alike
+            ratio = float(s_row["pct_of_baseline"]) / float(r_row["pct_of_baseline"])
+            how = f"each against {base} in its own run, one run after the other"
+        else:
+            ratio = float(r_row["ms_median"]) / float(s_row["ms_median"])
+            how = "median times of two runs, one after the other (this part has no baseline)"
+        points = next((p for t, p in self.ex.rubric["speed"]["tiers"] if ratio >= t), 0)
+        tiers = ", ".join(f"{t:g}: {p:g}" for t, p in self.ex.rubric["speed"]["tiers"])
+        c.result(points > 0, f"{ratio:.2f} of the reference solution's speed (tiers {tiers})\n"
+                 + "\n".join(lines) + f"\n  {how}", float(points))
+
+    def run_gpu(self, verifier, reference, cs, time_limit):
+        """Every case that needs the GPU; correctness and sanitizers four at a time."""
+        limit = lambda key: min(time_limit or 1e9, self.ex.rubric[key].get("time_limit", 60))
+        jobs = [(self.run_correct, c, verifier, limit("correct")) for c in self.case("correct")]
+        with concurrent.futures.ThreadPoolExecutor(PARALLEL_CASES) as pool:
+            for f in [pool.submit(fn, *a) for fn, *a in jobs]:
+                f.result()
+            if not any(c.passed for c in self.case("correct")):
+                self.not_run(("sanitize", "speed"), "no correctness case passed")
+                return
+            san = [pool.submit(self.run_sanitize, c, verifier, cs, limit("sanitize"))
+                   for c in self.case("sanitize")]
+            for f in san:
+                f.result()
+        self.run_speed(self.case("speed")[0], verifier, reference, limit("speed"))
+
+    # -- the score (reports.py writes it out)
+    def total(self):
+        return sum(c.score for c in self.cases), sum(c.max_score for c in self.cases)
+
+
+def csv_row(path, tag):
+    """The row of version `tag` in a program's --csv file, or None."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return next((r for r in csv.DictReader(f) if r["version"] == tag), None)
+
+
+def baseline_name(path):
+    """The tag of the row a --csv file measures the others against (100% of the baseline)."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return next((r["version"] for r in rows if r.get("pct_of_baseline") and
+                 abs(float(r["pct_of_baseline"]) - 100.0) < 1e-9), "the baseline")

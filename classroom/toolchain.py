@@ -1,0 +1,136 @@
+"""toolchain.py: what the grader builds with, and the programs and GPU it needs: nvcc's command
+line with the chapter's flags (Toolchain), whether a GPU is here and how many (build/gpuinfo),
+the lock that gives one grading at a time the GPU, compute-sanitizer, the chapter's own program
+that checks a submission's output (the verifier) and the reference solution, built once under
+build/grader/. GraderError: the grader itself cannot run (no GPU, no compute-sanitizer).
+"""
+import fcntl
+import glob
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+from exercises import ROOT
+from sandbox import run
+
+
+class GraderError(Exception):
+    """The grader itself cannot run (no GPU, no compute-sanitizer)."""
+
+
+class Toolchain:
+    """How submissions and kits are built. The Makefile passes its own settings; called
+    directly, the grader reads the chapter's flags and libraries from its chapter.mk."""
+    def __init__(self, args, ex=None):
+        self.nvcc = args.nvcc or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        self.gencode = shlex.split(args.gencode) if args.gencode else (
+            ["-arch=native"] if gpu_reason() is None else
+            ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"])
+        mk = chapter_mk(ex) if ex else {}
+        self.cflags = shlex.split(args.cflags if args.cflags is not None else mk.get("FLAGS", ""))
+        self.libs = shlex.split(args.libs if args.libs is not None else mk.get("LIBS", ""))
+        self.objs = sorted(glob.glob(os.path.join(ROOT, "build", "common", "*.o")))
+
+    def command(self, src, binary):
+        # the chapters' flags, less -Werror: a warning is reported, not failed
+        return ([self.nvcc, "-O3", "-lineinfo", "-std=c++17", *self.gencode,
+                 "-Xcompiler", "-Wall,-Wextra", "-Xptxas", "-warn-spills",
+                 "-I" + os.path.join(ROOT, "common"), *self.cflags, "-o", binary, src]
+                + self.objs + self.libs + ["-lpthread"])
+
+
+def chapter_mk(ex):
+    """{'FLAGS': ..., 'LIBS': ...} from the chapter's chapter.mk (`matmul_LIBS := -lcublas`)."""
+    path = os.path.join(ROOT, "chapters", ex.chapter, "chapter.mk")
+    out = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                m = re.match(rf"^{re.escape(ex.topic)}_(FLAGS|LIBS)\s*:?=\s*(.*)$", line.strip())
+                if m:
+                    out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+_gpu = {}
+
+
+def gpu_count():
+    """How many GPUs CUDA shows (build/gpuinfo count); call it only where gpu_reason() is None."""
+    if "count" not in _gpu:
+        p = subprocess.run([os.path.join(ROOT, "build", "gpuinfo"), "count"], capture_output=True,
+                           text=True)
+        _gpu["count"] = int(p.stdout.strip() or 0)
+    return _gpu["count"]
+
+
+def gpu_reason():
+    """None when a usable GPU is visible, else why not (build/gpuinfo says)."""
+    if "reason" not in _gpu:
+        info = os.path.join(ROOT, "build", "gpuinfo")
+        if not os.path.exists(info):
+            _gpu["reason"] = "build/gpuinfo is not built (run make first)"
+        else:
+            p = subprocess.run([info], capture_output=True, text=True)
+            _gpu["reason"] = None if p.returncode == 0 else \
+                (p.stderr.strip().split("\n")[0] or f"build/gpuinfo exited {p.returncode}")
+    return _gpu["reason"]
+
+
+class gpu_lock:
+    """One grading at a time on the GPU, across processes: compiles overlap, timed runs never
+    share the GPU with another grading's runs."""
+    def __enter__(self):
+        os.makedirs(os.path.join(ROOT, "build", "grader"), exist_ok=True)
+        self.f = open(os.path.join(ROOT, "build", "grader", "gpu.lock"), "w")
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("grade: waiting for the GPU: another grading is using it", file=sys.stderr)
+            fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.f, fcntl.LOCK_UN)
+        self.f.close()
+
+
+def reference_binary(ex, tc):
+    """The reference solution (the kit with the chapter's own regions), built once and kept
+    under build/grader/ until its source or flags change."""
+    text = ex.kit_source(True)
+    cmd = tc.command("SRC", "BIN")
+    key = hashlib.sha256((text + "\0" + " ".join(cmd)).encode()).hexdigest()[:16]
+    d = os.path.join(ROOT, "build", "grader", f"{ex.chapter}-{ex.name}-{key}")
+    binary = os.path.join(d, ex.topic)
+    if not os.path.exists(binary):
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, ex.topic + ".cu")
+        with open(src, "w") as f:
+            f.write(text)
+        r = run(tc.command(src, binary + ".tmp"), d, 600, env=dict(os.environ))
+        if r.rc != 0:
+            raise GraderError(f"the reference solution of {ex.label} does not compile:\n{r.output}")
+        os.replace(binary + ".tmp", binary)
+    return binary
+
+
+def verifier_binary(ex):
+    """The chapter's own program, built from the repository by make: it checks what a
+    submission dumped (--verify) and never runs the submission's code."""
+    path = os.path.join(ROOT, "build", ex.topic)
+    if not os.path.exists(path):
+        raise GraderError(f"build/{ex.topic} is not built (make builds it)")
+    return path
+
+
+def sanitizer():
+    cs = shutil.which("compute-sanitizer") or os.path.join(
+        os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "compute-sanitizer")
+    if not os.path.exists(cs):
+        raise GraderError("compute-sanitizer not found (it comes with the CUDA toolkit)")
+    return cs
