@@ -122,14 +122,50 @@ def find_exercise(chapter, name):
     return Exercise(chapter, name)
 
 
+# The shortcuts of the known reward hacks in kernel benchmarks that can reach a region, by kind:
+# no exercise's regions may name these unless its reference solution's regions do (06's mma
+# exercise writes inline PTX on BF16 data, so it may) or its rubric's [rules] allow them. The
+# kind is what the report names. (An #include is refused before this: a region's only directive
+# is '#pragma unroll'. Timing tricks, such as work left running or done once, are the speed
+# run's to catch: it checks every timed launch.)
+SHORTCUTS = [
+    ("a library shortcut: the exercise is to write it, not to call a library",
+     ["cub", "thrust", "cuda", "cooperative_groups", "nvcuda", "wmma", "cutlass", "cute",
+      "cublas*", "cublasLt*", "curand*", "cufft*", "cusparse*", "cusolver*", "cudnn*", "nccl*"]),
+    ("arithmetic in a lower precision than the exercise's (half, BF16, TF32 or FP8 types and "
+     "conversions reach the tensor cores or drop bits the check may not see)",
+     ["half", "half2", "__half*", "__nv_bfloat16*", "__nv_fp8*", "__float2half*",
+      "__float2bfloat16*", "__float_to_tf32", "__nv_cvt*", "__hmul*", "__hadd*", "__hfma*"]),
+    ("inline PTX, which can reach instructions the exercise does not teach (tensor cores in TF32, "
+     "cache-bypassing loads)", ["asm", "__asm", "__asm__"]),
+]
+
+
+def shortcut_used(ex, names):
+    """(kind, names) of the first SHORTCUTS kind that the region names use beyond what the
+    reference's regions and the rubric allow, or None."""
+    allowed = set(ex.rubric.get("rules", {}).get("allow", []))
+    allowed |= source.region_names(ex.kit_source(True), ex.name)
+    for kind, patterns in SHORTCUTS:
+        used = sorted(n for n in names - allowed if any(fnmatch.fnmatchcase(n, p) for p in patterns))
+        if used:
+            return kind, used
+    return None
+
+
 def rules_broken(ex, graded):
-    """What the graded source's regions break of the rubric's [rules], or None. Names are
-    shell patterns ("atomic*"); `allow` lists names a forbid pattern would catch but may be
-    used. An untouched stub is not held to the rules: it is graded, and fails, as written."""
+    """What the graded source's regions break, or None: first the shortcuts no exercise may
+    take (SHORTCUTS), then the rubric's [rules]. Names are shell patterns ("atomic*"); `allow`
+    lists names a forbid pattern would catch but may be used. An untouched stub is not held to
+    the rules: it is graded, and fails, as written."""
     rules = ex.rubric.get("rules", {})
     if "kl_exercise_todo" in source.region_names(graded, ex.name):
         return None
     names = source.region_names(graded, ex.name)
+    shortcut = shortcut_used(ex, names)
+    if shortcut:
+        kind, used = shortcut
+        return f"{', '.join(used)} may not be used here: {kind}"
     why = rules.get("why", "")
     bad = sorted(n for n in names - set(rules.get("allow", []))
                  if any(fnmatch.fnmatchcase(n, pat) for pat in rules.get("forbid", [])))

@@ -409,6 +409,32 @@ def test_rules():
     check(exercises.rules_broken(ex, sol) is None
           and exercises.rules_broken(ex, ex.kit_source(False)) is None,
           "rules: the reference passes them, and the untouched stub is graded as it is")
+    # the catalogue of shortcuts (exercises.SHORTCUTS), each refused with its kind named, in an
+    # exercise whose reference does not use it; a reference that does (06's mma writes PTX on
+    # BF16 data) keeps it
+    hacks = [("05-reduction", "shuffle", "library shortcut",
+              ["typedef cub::WarpReduce<float> R; __shared__ typename R::TempStorage t;",
+               "return R(t).Sum(v);"]),
+             ("05-reduction", "shuffle", "library shortcut",
+              ["namespace cg = cooperative_groups;",
+               "return cg::reduce(cg::tiled_partition<32>(cg::this_thread_block()), v, cg::plus<float>());"]),
+             ("03-matmul", "tiled", "lower precision",
+              ["__half a = __float2half(1.0f); (void)a;"]),
+             ("03-matmul", "tiled", "lower precision",
+              ["__nv_bfloat16 a = __float2bfloat16(1.0f); (void)a;"]),
+             ("03-matmul", "tiled", "library shortcut",
+              ["nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 8, "
+               "nvcuda::wmma::precision::tf32, nvcuda::wmma::row_major> f; (void)f;"]),
+             ("01-transpose", "tiled", "inline PTX",
+              ['float v; asm("ld.global.nc.f32 %0, [%1];" : "=f"(v) : "l"(in)); out[0] = v;'])]
+    for chapter, name, kind, lines in hacks:
+        e = exercises.find_exercise(chapter, name)
+        got = exercises.rules_broken(e, with_bodies(e.kit_source(True), e.name, {0: lines}))
+        check(got is not None and kind in got,
+              f"rules: {e.label} refuses {lines[0][:40]}...: {kind}", str(got))
+    mma = exercises.find_exercise("06-tensor-cores", "mma")
+    check(exercises.rules_broken(mma, mma.kit_source(True)) is None,
+          "rules: 06-tensor-cores/mma's reference keeps its PTX and BF16 (its reference uses them)")
 
 
 def test_secret_and_runs(tmp):
