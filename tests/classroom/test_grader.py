@@ -432,6 +432,11 @@ def test_rules():
         got = exercises.rules_broken(e, with_bodies(e.kit_source(True), e.name, {0: lines}))
         check(got is not None and kind in got,
               f"rules: {e.label} refuses {lines[0][:40]}...: {kind}", str(got))
+    # the plant that leaves every thread at once through PTX's exit is refused before it runs
+    e = exercises.find_exercise("01-transpose", "tiled")
+    got = exercises.rules_broken(e, with_bodies(e.kit_source(True), e.name, {0: plant("exit")[1]}))
+    check(got is not None and "inline PTX" in got,
+          "rules: the 'exit' plant (PTX exit, output left poisoned) is refused as inline PTX", str(got))
     mma = exercises.find_exercise("06-tensor-cores", "mma")
     check(exercises.rules_broken(mma, mma.kit_source(True)) is None,
           "rules: 06-tensor-cores/mma's reference keeps its PTX and BF16 (its reference uses them)")
@@ -493,7 +498,8 @@ def grade_exercise_on_gpu(ex, tmp):
     plants = {}
     for name in sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "plants")) if f.endswith(".cu")):
         label, body = plant(name)
-        if label == ex.label and name not in ("escape", "launcher"):  # those: the cpu tests
+        # those never reach the GPU: the cpu tests show them refused
+        if label == ex.label and name not in ("escape", "launcher", "exit"):
             region = 1 if "(the second region" in body[0] else 0
             write_sub(os.path.join(subs, name), ex, with_bodies(ex.kit_source(True), ex.name,
                                                                {region: body}))
@@ -562,7 +568,7 @@ def grade_exercise_on_gpu(ex, tmp):
               and "mismatch" in report,
               f"{ex.label}: a wrong secret case shows the student no values, the instructor's "
               f"report shows the mismatch")
-    for cheat in ("printpass", "exit"):
+    for cheat in ("printpass",):
         if cheat in plants:
             res = results(os.path.join(out, cheat))
             check(res["score"] == ex.rubric["compile"]["points"],
