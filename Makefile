@@ -90,7 +90,7 @@ endef
 
 .PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs \
         evidence evidence-ptxas evidence-check ncu ladder diff FORCE \
-        exercises starter grade grade-all grade-sample
+        exercises starter grade grade-all grade-sample autograder
 all: $(PROGRAMS) build/gpuinfo
 
 build build/common:
@@ -220,6 +220,12 @@ grade: all
 grade-all: all
 	@$(GRADER) grade-all "$(CH)" "$(EX)" "$(SUBS)" "$(OUT)" $(GRADE_BUILD)
 
+# make autograder CH=... EX=... DEST=dir: dir/autograder-CH-EX.zip for Gradescope (setup.sh,
+# run_autograder, what `make grade` needs of this repository, the secret). Needs GRADE_SECRET or
+# GRADE_SECRET_FILE, as grade-all does; PUBLIC_SECRET=1 makes one without.
+autograder:
+	@python3 classroom/autograder.py build "$(CH)" "$(EX)" "$(DEST)" $(if $(PUBLIC_SECRET),--public-secret)
+
 # A small class graded on this GPU (the reference, the untouched kit, two planted bugs) into
 # plots/results/<gpu>/grading.txt: the sample and timings docs/instructors.md quotes.
 grade-sample: all
@@ -247,6 +253,7 @@ help:
 	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"
 	@echo "make grade-all  CH=NN-topic EX=name SUBS=dir OUT=dir  grade a class, write gradebook.csv"
 	@echo "make grade-sample  grade a small class on this GPU into plots/results/<gpu>/grading.txt"
+	@echo "make autograder CH=NN-topic EX=name DEST=dir  a Gradescope autograder zip for the exercise"
 	@echo "make setup      install what the plots need (run by test, bench and plots)"
 	@echo "make clean      remove build/"
 	@echo "Variables: ARCH (now: $(ARCH)), NVCC, CUDA_HOME."

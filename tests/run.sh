@@ -173,11 +173,16 @@ if want d; then
 fi
 
 if want e; then
-    echo "== (e) exercises, starter kits and the grader"
+    echo "== (e) exercises, starter kits, the grader and the Gradescope autograder"
     if python3 -c 'import tomllib' 2>/dev/null || python3 -c 'import tomli' 2>/dev/null; then
         python3 tests/classroom/test_grader.py cpu >"$tmp/grader.log" 2>&1
         count_lines "grader" "$tmp/grader.log" $?
         echo "   $(grep -c '^PASS' "$tmp/grader.log") checks"
+        # make autograder: every exercise's Gradescope zip, and its run_autograder in a
+        # Gradescope layout (without a GPU: NOT GRADED, never a score)
+        python3 tests/classroom/test_autograder.py cpu >"$tmp/autograder.log" 2>&1
+        count_lines "autograder" "$tmp/autograder.log" $?
+        echo "   $(grep -c '^PASS' "$tmp/autograder.log") checks of make autograder"
     else
         skip "exercises and grader: they need Python 3.11 or later (tomllib), or the tomli package"
     fi
@@ -281,6 +286,11 @@ PY
             python3 tests/classroom/test_grader.py gpu >"$tmp/grader-gpu.log" 2>&1
             count_lines "grader on the GPU" "$tmp/grader-gpu.log" $?
             grep -E '^(PASS|FAIL|SKIP)' "$tmp/grader-gpu.log" | sed 's/^/   /'
+            # the Gradescope zip end to end: its run_autograder on this GPU (01-transpose/tiled;
+            # KL_AUTOGRADER_EXERCISES=all for every exercise)
+            python3 tests/classroom/test_autograder.py gpu >"$tmp/autograder-gpu.log" 2>&1
+            count_lines "autograder on the GPU" "$tmp/autograder-gpu.log" $?
+            grep -E '^(PASS|FAIL|SKIP)' "$tmp/autograder-gpu.log" | sed 's/^/   /'
         fi
     else
         skip "GPU sweep: $reason"
