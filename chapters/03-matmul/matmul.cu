@@ -12,9 +12,6 @@
 //   v5 granular   each thread computes 8 results down a column: one B value serves 8 FMAs
 //   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
 //   v7 vectorized 16-byte read-only global loads, A stored transposed and padded, 16-byte shared loads
-//   v7-ldg to v7-padded   v7's changes one at a time: v7-ldg, v7-wide, v7-transposed, v7-padded
-//   v6-noprefetch an experiment: v6 without v3's prefetch, to measure its registers and its gain
-//   v1-maxshared and v7-maxl1   an experiment: v1 and v7 asking for the other L1/shared split
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
 //   v10 tuned     the same kernel with the tile shape chosen for this GPU
@@ -23,6 +20,9 @@
 //   v13 streamk   the tiles of the last, partial wave cut along k and shared by all the SMs
 //   v14 smalltile 64 x 128 tiles, three blocks an SM: more, smaller tiles for small matrices
 //   v15 splitk    each tile's k steps cut into runs when there are too few tiles for the GPU
+//   v1-maxshared and v7-maxl1   an experiment: v1 and v7 asking for the other L1/shared split
+//   v6-noprefetch an experiment: v6 without v3's prefetch, to measure its registers and its gain
+//   v7-ldg to v7-padded   an experiment: v7's changes one at a time (v7-wide, v7-transposed)
 //   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //   v17 padded    B copied into rows that start on 16 bytes when n is not a multiple of 4
 //   v18 strip     the last few columns of C, which fill a column of tiles, done as a product apart
@@ -217,8 +217,8 @@ static void launch_cublas_tf32(void *problem) {
 // take, with no memory at all. Nothing is checked (KL_UNCHECKED): the sink only keeps the
 // compiler from removing the work. Versions v0-v19 cannot beat it; v20 to v22 can, because
 // they run on the tensor cores.
-#define PEAK_THREADS 256
-#define PEAK_CHAINS 8
+constexpr int PEAK_THREADS = 256;  // a block
+constexpr int PEAK_CHAINS = 8;     // independent chains of FMAs a thread
 
 __global__ void matmul_peak(double *__restrict__ sink, unsigned long long trips,
                             unsigned long long longer) {
@@ -249,20 +249,24 @@ static void launch_peak(void *problem) {
 
 #include "v00-naive.cuh"
 #include "v01-coalesced.cuh"
+#include "tiles.cuh"
 #include "v02-tiled.cuh"
 #include "v03-prefetch.cuh"
 #include "v04-unrolled.cuh"
 #include "v05-granular.cuh"
 #include "v06-regblock.cuh"
 #include "v06x-noprefetch.cuh"
+#include "vectors.cuh"
 #include "v07-vectorized.cuh"
 #include "v07x-ldg.cuh"
 #include "v07x-maxl1.cuh"
 #include "v08-warptiled.cuh"
+#include "async.cuh"
 #include "v09-async.cuh"
 #include "v10-tuned.cuh"
 #include "v11-serpentine.cuh"
 #include "v12-tallwarps.cuh"
+#include "pieces.cuh"
 #include "v13-streamk.cuh"
 #include "v14-smalltile.cuh"
 #include "v15-splitk.cuh"
@@ -270,6 +274,7 @@ static void launch_peak(void *problem) {
 #include "v17-padded.cuh"
 #include "v18-strip.cuh"
 #include "v19-unbounded.cuh"
+#include "dmma.cuh"
 #include "v20-dmma.cuh"
 #include "v21-dmma16.cuh"
 #include "v22-grouped.cuh"
@@ -283,6 +288,7 @@ static const version versions[] = {
 #else
     {"cublas-tf32", "tf32", launch_cublas_tf32, KL_BASELINE},
 #endif
+    // the ladder
     {"v0", "naive", launch_v0, 0},
     {"v1", "coalesced", launch_v1, 0},
     {"v2", "tiled", launch_v2, 0},
@@ -290,16 +296,7 @@ static const version versions[] = {
     {"v4", "unrolled", launch_v4, 0},
     {"v5", "granular", launch_v5, 0},
     {"v6", "regblock", launch_v6, 0},
-    {"v6-noprefetch", "no-prefetch", launch_v6_noprefetch, 0},
-    {"v7-ldg", "read-only", launch_v7_ldg, 0},
-    {"v7-wide", "16-byte", launch_v7_wide, 0},
-    {"v7-transposed", "a-transposed", launch_v7_transposed, 0},
-    {"v7-padded", "a-padded", launch_v7_padded, 0},
     {"v7", "vectorized", launch_v7, 0},
-#ifndef MATMUL_FP64
-    {"v1-maxshared", "carveout-100", launch_v1_maxshared, 0},
-    {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
-#endif
     {"v8", "warptiled", launch_v8, 0},
     {"v9", "async", launch_v9, 0},
     {"v10", "tuned", launch_v10, 0},
@@ -308,15 +305,31 @@ static const version versions[] = {
     {"v13", "streamk", launch_v13, 0},
     {"v14", "smalltile", launch_v14, 0},
     {"v15", "splitk", launch_v15, 0},
-    {"v16", "dispatch", launch_v16, 0},
-    {"v17", "padded", launch_v17, 0},
-    {"v18", "strip", launch_v18, 0},
-    {"v19", "unbounded", launch_v19, 0},
 #ifdef MATMUL_FP64
+    // the ladder on the FP64 tensor cores (the -f64 build): v9's ring of tiles with mma.sync
     {"v20", "dmma", launch_v20, 0},
     {"v21", "dmma16", launch_v21, 0},
     {"v22", "grouped", launch_v22, 0},
 #endif
+    // experiments on v1: the carveout (FP32 build), all of shared memory asked for
+#ifndef MATMUL_FP64
+    {"v1-maxshared", "carveout-100", launch_v1_maxshared, 0},
+#endif
+    // experiments on v6: what its prefetch costs and buys
+    {"v6-noprefetch", "no-prefetch", launch_v6_noprefetch, 0},
+    // experiments on v7: its changes one at a time, and (FP32 build) the carveout
+    {"v7-ldg", "read-only", launch_v7_ldg, 0},
+    {"v7-wide", "16-byte", launch_v7_wide, 0},
+    {"v7-transposed", "a-transposed", launch_v7_transposed, 0},
+    {"v7-padded", "a-padded", launch_v7_padded, 0},
+#ifndef MATMUL_FP64
+    {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
+#endif
+    // dispatchers: each runs one of the kernels above, chosen from the shape
+    {"v16", "dispatch", launch_v16, 0},
+    {"v17", "padded", launch_v17, 0},
+    {"v18", "strip", launch_v18, 0},
+    {"v19", "unbounded", launch_v19, 0},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 

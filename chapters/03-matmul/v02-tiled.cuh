@@ -1,5 +1,4 @@
 // ---- v2 tiled -----------------------------------------------------------------------------------
-
 // v1 loads every element of A n times and of B m times: most of those loads hit in L1, but
 // each is a load instruction and a request to L1. Here a block of TILE x TILE threads first
 // copies a TILE x TILE tile of A and one of B into shared memory, then each thread uses them
@@ -7,14 +6,7 @@
 // not fall: it depends on what L2 keeps, and at 4096^3 v2 reads more from DRAM than v1; the
 // README has the counts.) Tiles that overhang the matrix are padded with zeros, which add
 // nothing to the sums (edges: padding).
-#define TILE 32  // one warp across a tile row; 32 x 32 threads
-
-// The tile element at (r, c) of a rows x cols matrix, or 0 outside it.
-__device__ __forceinline__ real load_or_zero(const real *x, size_t r, size_t c, size_t rows,
-                                             size_t cols) {
-    return (r < rows && c < cols) ? x[r * cols + c] : (real)0;
-}
-
+template <int TILE>
 __global__ void matmul_v2_tiled(const real *a, const real *b, real *c, size_t m, size_t n,
                                 size_t k) {
     // EXERCISE: tiled begin
@@ -39,8 +31,9 @@ __global__ void matmul_v2_tiled(const real *a, const real *b, real *c, size_t m,
 
 static void launch_v2(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
+    constexpr int TILE = 32;  // one warp across a tile row; 32 x 32 threads
     dim3 block(TILE, TILE);
-    matmul_v2_tiled<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->a, p->b, p->c, p->m, p->n,
-                                                              p->k);
+    matmul_v2_tiled<TILE><<<tiles(p->m, p->n, TILE, TILE), block>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k);
     CHECK_LAUNCH();
 }

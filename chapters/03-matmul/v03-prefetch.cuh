@@ -1,9 +1,9 @@
 // ---- v3 prefetch --------------------------------------------------------------------------------
-
 // In v2 a warp waits for its global loads, then computes, then waits again: the memory and the
 // FMA units take turns. Here the loads of the next tile are issued into registers before the
 // current tile is used, so their latency hides behind 32 FMAs; after the barrier the registers
 // go to shared memory.
+template <int TILE>
 __global__ void matmul_v3_prefetch(const real *a, const real *b, real *c, size_t m, size_t n,
                                    size_t k) {
     // EXERCISE: prefetch begin
@@ -31,8 +31,9 @@ __global__ void matmul_v3_prefetch(const real *a, const real *b, real *c, size_t
 
 static void launch_v3(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
+    constexpr int TILE = 32;  // one warp across a tile row; 32 x 32 threads
     dim3 block(TILE, TILE);
-    matmul_v3_prefetch<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->a, p->b, p->c, p->m, p->n,
-                                                                 p->k);
+    matmul_v3_prefetch<TILE><<<tiles(p->m, p->n, TILE, TILE), block>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k);
     CHECK_LAUNCH();
 }

@@ -1,10 +1,10 @@
 // ---- v4 unrolled --------------------------------------------------------------------------------
-
 // The only change: the kk loop is unrolled. The rolled loop spends, per FMA, a loop counter,
 // a compare, a branch and address arithmetic; unrolled, each shared load has a constant offset
 // and four consecutive as[ty][kk] become one 16-byte load. The FMA share of the instructions
 // rises (plots/evidence/sm_90/03-matmul-sass.csv counts the SASS of both kernels; the README
 // quotes it).
+template <int TILE>
 __global__ void matmul_v4_unrolled(const real *a, const real *b, real *c, size_t m, size_t n,
                                    size_t k) {
     __shared__ real as[TILE][TILE];
@@ -29,8 +29,9 @@ __global__ void matmul_v4_unrolled(const real *a, const real *b, real *c, size_t
 
 static void launch_v4(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
+    constexpr int TILE = 32;  // one warp across a tile row; 32 x 32 threads
     dim3 block(TILE, TILE);
-    matmul_v4_unrolled<<<tiles(p->m, p->n, TILE, TILE), block>>>(p->a, p->b, p->c, p->m, p->n,
-                                                                 p->k);
+    matmul_v4_unrolled<TILE><<<tiles(p->m, p->n, TILE, TILE), block>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k);
     CHECK_LAUNCH();
 }

@@ -1,30 +1,11 @@
 // ---- v6 regblock --------------------------------------------------------------------------------
-
 // Each thread computes a TM x TN block: per kk it loads TM values of A and TN of B into
 // registers and does TM * TN FMAs with them, 64 FMAs for 16 loads. The 128 x 128 tile also
 // halves the global traffic per FMA of v5's 64 x 64 one. The price is registers: 64
 // accumulators plus the fragments and addresses, so few that an SM holds a single 256-thread
 // block (make EXTRA_NVFLAGS="-Xptxas -v" prints the count).
-#define BM 128  // tile rows
-#define BN 128  // tile columns
-#define BK 8    // tile depth
-#ifdef MATMUL_FP64  // 8 x 8 doubles: 128 registers of results alone, half of the 255 a thread has
-#define TN 4
-#else
-#define TN 8    // results per thread along a row (TM = 8 down a column, from v5)
-#endif
-#define RB_THREADS (BM / TM * BN / TN)  // 256
-#define A_PER_THREAD (BM * BK / RB_THREADS)  // 4 elements of the A tile per thread
-#define B_PER_THREAD (BK * BN / RB_THREADS)  // 4 elements of the B tile per thread
-static_assert(BM * BK % RB_THREADS == 0 && BK * BN % RB_THREADS == 0, "tiles split evenly");
-// kk steps unrolled. For doubles a full unroll lets the compiler hoist all 64 scalar A loads of
-// the tile and run out of registers (spills); one step at a time fits.
-#ifdef MATMUL_FP64
-constexpr int rb_unroll = 1;
-#else
-constexpr int rb_unroll = BK;
-#endif
-
+template <int BM, int BN, int BK, int TM, int TN, int rb_unroll, int RB_THREADS = BM / TM * BN / TN,
+          int A_PER_THREAD = BM * BK / RB_THREADS, int B_PER_THREAD = BK * BN / RB_THREADS>
 __global__ void __launch_bounds__(RB_THREADS)
 matmul_v6_regblock(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
     // EXERCISE: regblock begin
@@ -97,7 +78,25 @@ matmul_v6_regblock(const real *a, const real *b, real *c, size_t m, size_t n, si
 
 static void launch_v6(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
-    matmul_v6_regblock<<<tiles(p->m, p->n, BM, BN), RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n,
-                                                                  p->k);
+    constexpr int BM = 128;  // tile rows
+    constexpr int BN = 128;  // tile columns
+    constexpr int BK = 8;    // tile depth
+    constexpr int TM = 8;    // results per thread, down a column
+#ifdef MATMUL_FP64  // 8 x 8 doubles: 128 registers of results alone, half of the 255 a thread has
+    constexpr int TN = 4;
+#else
+    constexpr int TN = 8;    // results per thread, along a row
+#endif
+    // kk steps unrolled. For doubles a full unroll lets the compiler hoist all 64 scalar A loads
+    // of the tile and run out of registers (spills); one step at a time fits.
+#ifdef MATMUL_FP64
+    constexpr int UNROLL = 1;
+#else
+    constexpr int UNROLL = BK;
+#endif
+    constexpr int THREADS = BM / TM * BN / TN;  // 256
+    static_assert(BM * BK % THREADS == 0 && BK * BN % THREADS == 0, "tiles split evenly");
+    matmul_v6_regblock<BM, BN, BK, TM, TN, UNROLL><<<tiles(p->m, p->n, BM, BN), THREADS>>>(
+        p->a, p->b, p->c, p->m, p->n, p->k);
     CHECK_LAUNCH();
 }

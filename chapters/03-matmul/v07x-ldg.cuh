@@ -1,5 +1,4 @@
 // ---- v7-ldg to v7-padded: v7's changes one at a time --------------------------------------------
-
 // v7 bundles four changes, and the step from v6 to v7 measures them together. These rows make
 // them one at a time, each on top of the one before, so that the README's table shows what each
 // is worth on its own:
@@ -10,8 +9,21 @@
 //   v7-padded      + PAD columns of padding on the transposed tile
 // and v7 is v7-padded with two blocks an SM (__launch_bounds__): the fifth change. The kernel is
 // v6's, with STEP switching the changes on in that order.
+
+// v6's tile and threads (launch_v6's numbers), PAD as in v7, and the changes that step STEP makes.
 template <int STEP>
 struct v7_step {
+    static constexpr int BM = 128, BN = 128, BK = 8, TM = 8;  // tile rows, columns, depth; TM as v6
+#ifdef MATMUL_FP64  // as v6: 8 x 4 doubles a thread, one kk step unrolled at a time
+    static constexpr int TN = 4, rb_unroll = 1;
+#else
+    static constexpr int TN = 8, rb_unroll = BK;
+#endif
+    static constexpr int RB_THREADS = BM / TM * BN / TN;  // 256
+    static constexpr int A_PER_THREAD = BM * BK / RB_THREADS, B_PER_THREAD = BK * BN / RB_THREADS;
+    static constexpr int A_VECS = BM * BK / VEC / RB_THREADS;  // the same in 16-byte vectors
+    static constexpr int B_VECS = BK * BN / VEC / RB_THREADS;
+    static constexpr int PAD = 4;  // v7's padding of the transposed tile
     static constexpr bool wide = STEP >= 2, transposed = STEP >= 3, padded = STEP >= 4;
     static constexpr int a_rows = transposed ? BK : BM;  // as[kk][row], or v6's as[row][kk]
     static constexpr int a_cols = transposed ? BM + (padded ? PAD : 0) : BK;
@@ -30,6 +42,9 @@ template <class S, bool VA, bool VB>
 __device__ __forceinline__ void v7_step_load(real *a_next, real *b_next, const real *__restrict__ a,
                                              const real *__restrict__ b, tile_origin t, size_t k0,
                                              size_t m, size_t n, size_t k) {
+    constexpr int BN = S::BN, BK = S::BK, RB_THREADS = S::RB_THREADS;
+    constexpr int A_PER_THREAD = S::A_PER_THREAD, B_PER_THREAD = S::B_PER_THREAD;
+    constexpr int A_VECS = S::A_VECS, B_VECS = S::B_VECS;
     int tid = threadIdx.x;
     if constexpr (S::wide) {
 #pragma unroll
@@ -59,10 +74,13 @@ __device__ __forceinline__ void v7_step_load(real *a_next, real *b_next, const r
 }
 
 template <int STEP, bool VA, bool VB>
-__global__ void __launch_bounds__(RB_THREADS, 1)
+__global__ void __launch_bounds__(v7_step<STEP>::RB_THREADS, 1)
 matmul_v7_steps(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
                 size_t m, size_t n, size_t k) {
     typedef v7_step<STEP> S;
+    constexpr int BM = S::BM, BN = S::BN, BK = S::BK, TM = S::TM, TN = S::TN;
+    constexpr int RB_THREADS = S::RB_THREADS;
+    constexpr int A_PER_THREAD = S::A_PER_THREAD, B_PER_THREAD = S::B_PER_THREAD;
     __shared__ __align__(16) real as[S::a_rows][S::a_cols];
     __shared__ __align__(16) real bs[BK][BN];
     tile_origin t = block_tile(n, BM, BN);
@@ -128,10 +146,12 @@ matmul_v7_steps(const real *__restrict__ a, const real *__restrict__ b, real *__
 template <int STEP>
 static void launch_v7_step(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
+    typedef v7_step<STEP> S;
     auto go = [&](auto kernel) {
-        kernel<<<tiles(p->m, p->n, BM, BN), RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+        kernel<<<tiles(p->m, p->n, S::BM, S::BN), S::RB_THREADS>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                   p->k);
     };
-    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;  // as ALIGNED_LAUNCH decides for v7
+    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;  // as launch_v7 decides
     if (va && vb) go(matmul_v7_steps<STEP, true, true>);
     else if (va) go(matmul_v7_steps<STEP, true, false>);
     else if (vb) go(matmul_v7_steps<STEP, false, true>);

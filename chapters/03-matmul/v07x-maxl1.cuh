@@ -1,5 +1,4 @@
 // ---- v1-maxshared and v7-maxl1: the carveout, an experiment -------------------------------------
-
 // On Hopper an SM's L1 cache and its shared memory are one 256 KiB memory, split between the two
 // when a kernel starts: the carveout. The driver picks the split from what the kernel needs (its
 // shared memory a block, times the blocks that fit an SM), and a kernel may state a preference,
@@ -27,22 +26,24 @@ static void launch_carveout(void (*kernel)(Params...), dim3 grid, dim3 block, in
 
 static void launch_v1_maxshared(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
-    launch_carveout(matmul_v1_coalesced, tiles(p->m, p->n, NAIVE_Y, NAIVE_X),
-                    dim3(NAIVE_X, NAIVE_Y), cudaSharedmemCarveoutMaxShared, p->a, p->b, p->c,
+    constexpr int BLOCK_X = 32, BLOCK_Y = 8;  // v1's block (launch_v1)
+    launch_carveout(matmul_v1_coalesced<BLOCK_X, BLOCK_Y>, tiles(p->m, p->n, BLOCK_Y, BLOCK_X),
+                    dim3(BLOCK_X, BLOCK_Y), cudaSharedmemCarveoutMaxShared, p->a, p->b, p->c,
                     p->m, p->n, p->k);
 }
 
 static void launch_v7_maxl1(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
-    dim3 grid(tiles(p->m, p->n, BM, BN)), block(RB_THREADS);
+    constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8, MIN_BLOCKS = 2;  // v7's (launch_v7)
+    dim3 grid(tiles(p->m, p->n, BM, BN)), block(BM / TM * BN / TN);
     auto go = [&](auto kernel) {
         launch_carveout(kernel, grid, block, cudaSharedmemCarveoutMaxL1, p->a, p->b, p->c, p->m,
                         p->n, p->k);
     };
-    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;  // as ALIGNED_LAUNCH decides for v7
-    if (va && vb) go(matmul_v7_vectorized<true, true>);
-    else if (va) go(matmul_v7_vectorized<true, false>);
-    else if (vb) go(matmul_v7_vectorized<false, true>);
-    else go(matmul_v7_vectorized<false, false>);
+    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;  // as launch_v7 decides
+    if (va && vb) go(matmul_v7_vectorized<BM, BN, BK, TM, TN, MIN_BLOCKS, true, true>);
+    else if (va) go(matmul_v7_vectorized<BM, BN, BK, TM, TN, MIN_BLOCKS, true, false>);
+    else if (vb) go(matmul_v7_vectorized<BM, BN, BK, TM, TN, MIN_BLOCKS, false, true>);
+    else go(matmul_v7_vectorized<BM, BN, BK, TM, TN, MIN_BLOCKS, false, false>);
 }
 #endif

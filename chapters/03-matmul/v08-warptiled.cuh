@@ -1,31 +1,42 @@
 // ---- v8 warptiled -------------------------------------------------------------------------------
-
 // In v7 the 16 threads of a half-warp read B at tx * 8: 32 bytes apart, so two of them share
 // each bank and every LDS.128 takes two passes. Here a warp owns a WM x WN patch of the tile,
 // its lanes form an 8 x 4 grid, and each thread's 8 x 8 block is four 4 x 4 pieces, 32 rows
 // and 16 columns apart. The 16-byte loads of a warp then touch 8 distinct pieces of A (128
 // bytes) and 4 of B (64 bytes), one pass each. The warp's patch is also a compact block, so
 // the rows and columns it reads are shared by more of its own lanes.
-#define LANES_M 8   // lanes down the patch
-#define LANES_N 4   // lanes across it
-#define WM (LANES_M * TM)  // warp patch rows: 8 lanes x 8 rows, 64
-#define WN (LANES_N * TN)  // warp patch columns: 4 lanes x 8 columns, 32 (16 for doubles)
-#define PIECE 4     // a thread's piece is PIECE x PIECE results
-static_assert(LANES_M * LANES_N == 32, "a warp");
-static_assert((BM / WM) * (BN / WN) * 32 == RB_THREADS, "the warps cover the tile");
-static_assert(WM == LANES_M * TM && WN == LANES_N * TN, "the lanes cover the patch");
-
-template <bool VA, bool VB>
-__global__ void __launch_bounds__(RB_THREADS, RB_MIN_BLOCKS)
+template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS, bool VA, bool VB>
+__global__ void __launch_bounds__(BM / TM * BN / TN, MIN_BLOCKS)
 matmul_v8_warptiled(const real *__restrict__ a, const real *__restrict__ b,
                     real *__restrict__ c, size_t m, size_t n, size_t k) {
-    __shared__ __align__(16) real as[BK][BM + PAD];
-    __shared__ __align__(16) real bs[BK][BN];
+    constexpr int RB_THREADS = BM / TM * BN / TN;  // 256
+    constexpr int PAD = 4;  // rows BM + 4 long: row r of kk sits in bank (4 kk + r) % 32 (floats)
+    constexpr int A_VECS = BM * BK / VEC / RB_THREADS;  // 16-byte vectors of the A tile per thread
+    constexpr int B_VECS = BK * BN / VEC / RB_THREADS;  // and of the B tile
+    constexpr int LANES_M = 8;          // lanes down the patch
+    constexpr int LANES_N = 4;          // lanes across it
+    constexpr int WM = LANES_M * TM;    // warp patch rows: 8 lanes x 8 rows, 64
+    constexpr int WN = LANES_N * TN;    // warp patch columns: 4 lanes x 8 columns, 32 (doubles: 16)
+    constexpr int PIECE = 4;            // a thread's piece is PIECE x PIECE results
+#ifdef MATMUL_FP64  // as v6: a full unroll of the kk steps runs out of registers for doubles
+    constexpr int rb_unroll = 1;
+#else
+    constexpr int rb_unroll = BK;       // kk steps unrolled
+#endif
+    static_assert(LANES_M * LANES_N == 32, "a warp");
+    static_assert((BM / WM) * (BN / WN) * 32 == RB_THREADS, "the warps cover the tile");
+    static_assert(BM * BK % (VEC * RB_THREADS) == 0 && BK * BN % (VEC * RB_THREADS) == 0,
+                  "tiles split evenly into vectors");
+    static_assert((BM + PAD) % VEC == 0, "padded rows keep 16-byte alignment for LDS.128");
+    __shared__ __align__(16) real as[BK][BM + PAD];  // as[kk][row]: A transposed, padded
+    __shared__ __align__(16) real bs[BK][BN];        // bs[kk][col]
     tile_origin t = block_tile(n, BM, BN);
     int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     // The thread's first row and column in the tile; its pieces follow 32 rows and 16 columns on.
     int row0 = warp / (BN / WN) * WM + lane / LANES_N * PIECE;
     int col0 = warp % (BN / WN) * WN + lane % LANES_N * PIECE;
+    // Vector e = tid + i * RB_THREADS: A (row e / (BK/VEC), columns VEC * (e % (BK/VEC)) ..):
+    // a warp reads 16 rows x 32 bytes; B: a warp reads 512 contiguous bytes of a row.
     vec a_next[A_VECS], b_next[B_VECS];
 #pragma unroll
     for (int i = 0; i < A_VECS; i++) {
@@ -40,7 +51,7 @@ matmul_v8_warptiled(const real *__restrict__ a, const real *__restrict__ b,
     real acc[TM][TN] = {};
     for (size_t k0 = 0; k0 < k; k0 += BK) {
 #pragma unroll
-        for (int i = 0; i < A_VECS; i++) {
+        for (int i = 0; i < A_VECS; i++) {  // transpose on the way in: 4-byte stores
             int e = tid + i * RB_THREADS, row = e / (BK / VEC), kk = e % (BK / VEC) * VEC;
             const real *v = (const real *)&a_next[i];
 #pragma unroll
@@ -91,5 +102,26 @@ matmul_v8_warptiled(const real *__restrict__ a, const real *__restrict__ b,
 
 static void launch_v8(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
-    ALIGNED_LAUNCH(matmul_v8_warptiled, tiles(p->m, p->n, BM, BN), RB_THREADS, 0, p);
+    constexpr int BM = 128;  // tile rows
+    constexpr int BN = 128;  // tile columns
+    constexpr int BK = 8;    // tile depth
+    constexpr int TM = 8;    // results per thread, down a column
+#ifdef MATMUL_FP64  // 8 x 8 doubles: 128 registers of results alone, half of the 255 a thread has
+    constexpr int TN = 4;
+    constexpr int MIN_BLOCKS = 1;  // 512 threads of doubles: one block, 128 registers a thread
+#else
+    constexpr int TN = 8;          // results per thread, along a row
+    constexpr int MIN_BLOCKS = 2;  // two blocks an SM: at most 128 registers a thread (v6 took 200)
+#endif
+    constexpr int THREADS = BM / TM * BN / TN;  // 256
+    auto go = [&](auto kernel) {
+        kernel<<<tiles(p->m, p->n, BM, BN), THREADS>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+    };
+    // The rows of A are 16-byte aligned when k % VEC == 0, those of B and C when n % VEC == 0.
+    bool va = p->k % VEC == 0, vb = p->n % VEC == 0;
+    if (va && vb) go(matmul_v8_warptiled<BM, BN, BK, TM, TN, MIN_BLOCKS, true, true>);
+    else if (va) go(matmul_v8_warptiled<BM, BN, BK, TM, TN, MIN_BLOCKS, true, false>);
+    else if (vb) go(matmul_v8_warptiled<BM, BN, BK, TM, TN, MIN_BLOCKS, false, true>);
+    else go(matmul_v8_warptiled<BM, BN, BK, TM, TN, MIN_BLOCKS, false, false>);
+    CHECK_LAUNCH();
 }

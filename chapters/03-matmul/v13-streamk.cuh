@@ -1,156 +1,10 @@
 // ---- v13 streamk --------------------------------------------------------------------------------
-
-// v12's tile and main loop; what changes is how the work is handed out. One v12 block fills an
-// SM, so tiles run in waves of 132 (the SMs of an H200). At 4096^3 there are 512 tiles: three
-// full waves and a last one of 116 tiles, during which 16 SMs have nothing to do. v13 gives the
-// full waves whole tiles, as before, and shares the work of the last R tiles evenly among all
-// the SMs ("Stream-K", Osama et al., 2023). Number those tiles' k steps 0 .. R K - 1, tile
-// after tile (K steps a tile), and cut them into G equal runs, one for each SM. A run that
-// crosses from one tile into the next is two pieces, and every piece is one block: the main
-// loop is v12's, over fewer k steps. The pieces are launched after the whole tiles, longest
-// first, so an SM that finishes a long piece early picks up one of the short ones.
-// A tile cut into pieces is finished by the last of its blocks to arrive. Piece q of a tile
-// writes its partial sums into plane q of a scratch buffer laid out like C, then counts itself
-// in; the last one adds the planes in the order of k, so the sums do not depend on who came
-// last, and writes C. Two choices here are about the compiler, not the idea. The main loop is
-// a copy of v12's rather than a function both call: moved into one, v12's own registers came
-// out differently. And the planes have C's row length, so that storing a piece's sums is the
-// same code as storing a tile: with a layout of their own, the compiler scheduled the main
-// loop differently and it ran slower (a scratch build, not in the committed results).
-#define STREAMK_MAX_SHARE 4  // a tile's k steps are cut into at most this many runs
-// Cutting has a cost of its own, paid in k steps' worth of time on each SM: pieces start and end
-// twice, and partial sums go through memory. The last wave is cut only when the SMs it leaves
-// idle would otherwise waste more: at least this many k steps on average over all the SMs, a
-// margin chosen above that cost in scratch runs at 2048^3 (not in the committed results).
-#define STREAMK_MIN_GAIN 16
-
-struct streamk_piece {
-    unsigned tile;         // the tile, numbered as in block_tile
-    unsigned kt0, steps;   // k steps kt0 .. kt0 + steps - 1 of it
-    unsigned part, parts;  // piece `part` (in the order of k) of the tile's `parts`
-};
-
-// Where the shared tiles meet: planes of partial sums, each holding C's rows from row0 on,
-// one after the other, and for shared tile whole + i the count of its pieces done so far.
-struct streamk_scratch {
-    real *sums;
-    size_t row0;
-    unsigned *arrived;
-};
-
-template <class S, bool VB, bool VC>
-__global__ void __launch_bounds__(S::threads, S::min_blocks)
-matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real *__restrict__ c,
-                   size_t m, size_t n, size_t k, size_t ldb, size_t ldc, unsigned whole,
-                   const streamk_piece *__restrict__ pieces, streamk_scratch scratch) {
-    extern __shared__ __align__(16) unsigned char smem_bytes[];
-    real *ring = (real *)smem_bytes;  // STAGES x (A tile bk x (bm + PAD), B tile bk x bn)
-    // Blocks 0 .. whole - 1 take whole tiles, as in v12; the others take pieces.
-    size_t tile = blockIdx.x, kt0 = 0, k_tiles = (k + S::bk - 1) / S::bk;
-    if (blockIdx.x >= whole) {
-        streamk_piece piece = pieces[blockIdx.x - whole];
-        tile = piece.tile, kt0 = piece.kt0, k_tiles = piece.steps;
-    }
-    tile_origin t = tile_at(tile, n, S::bm, S::bn);
-    int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-    int row0 = warp / (S::bn / S::wn) * S::wm + lane / LANES_N * PIECE;
-    int col0 = warp % (S::bn / S::wn) * S::wn + lane % LANES_N * PIECE;
-    // From here to the end of the main loop: v12, with k steps kt0 .. kt0 + k_tiles - 1.
-#pragma unroll
-    for (int s = 0; s < S::stages - 1; s++) {
-        if ((size_t)s < k_tiles)
-            copy_tile<S, VB>(ring + s * S::stage_elems, a, b, t, (kt0 + s) * S::bk, m, n, k, ldb);
-        copy_commit();
-    }
-    real acc[S::tm][S::tn] = {};
-    for (size_t kt = 0; kt < k_tiles; kt++) {
-        copy_wait<S::stages - 2>();
-        __syncthreads();
-        size_t next = kt + S::stages - 1;
-        if (next < k_tiles)
-            copy_tile<S, VB>(ring + next % S::stages * S::stage_elems, a, b, t,
-                             (kt0 + next) * S::bk, m, n, k, ldb);
-        copy_commit();
-        const real *as = ring + kt % S::stages * S::stage_elems;
-        const real *bs = as + S::bk * S::a_stride;
-#pragma unroll
-        for (int kk = 0; kk < S::bk; kk++) {
-            real af[S::tm], bf[S::tn];
-#pragma unroll
-            for (int p = 0; p < S::tm / PIECE; p++)
-                load_frag<PIECE>(&af[p * PIECE], &as[kk * S::a_stride + row0 + p * LANES_M * PIECE]);
-#pragma unroll
-            for (int p = 0; p < S::tn / PIECE; p++)
-                load_frag<PIECE>(&bf[p * PIECE], &bs[kk * S::bn + col0 + p * LANES_N * PIECE]);
-#pragma unroll
-            for (int i = 0; i < S::tm; i++)
-#pragma unroll
-                for (int jj = 0; jj < S::tn; jj++) {
-                    int j = S::serpentine && i % 2 ? S::tn - 1 - jj : jj;
-                    acc[i][j] += af[i] * bf[j];
-                }
-        }
-    }
-    // A whole tile goes to C; a piece of a shared tile to its plane, at the same place.
-    bool shared = blockIdx.x >= whole && pieces[blockIdx.x - whole].parts > 1;
-    real *dst = c;
-    size_t rows = m, ld = ldc;
-    if (shared) {  // the planes' rows are n long
-        rows = m - scratch.row0, ld = n;
-        dst = scratch.sums + pieces[blockIdx.x - whole].part * (rows * n);
-        t.r0 -= scratch.row0;
-    }
-#pragma unroll
-    for (int i = 0; i < S::tm; i++) {
-        size_t r = t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
-#pragma unroll
-        for (int p = 0; p < S::tn / PIECE; p++)
-            store_row<VC, PIECE>(dst, &acc[i][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
-                                 rows, n, ld);
-    }
-    if (!shared) return;
-    streamk_piece piece = pieces[blockIdx.x - whole];
-    __threadfence();  // our sums are visible to the whole GPU...
-    __syncthreads();  // ...all of them, before thread 0 counts the block in
-    unsigned *count = &scratch.arrived[piece.tile - whole];
-    if (!__syncthreads_or(tid == 0 && atomicAdd(count, 1u) == piece.parts - 1)) return;
-    __threadfence();  // we are the last to arrive: the others' sums are visible to us too
-    if (tid == 0) *count = 0;  // ready for the next launch
-    // Add the planes in the order of k, ours included, so that the sums are the same whoever
-    // is last, and write them to C: FIX_ROWS rows of our results at a time, the loads from a
-    // plane all in flight together (half as many rows where the threads have no registers to
-    // spare: blocks that share an SM, and rows of C that are not 16-byte aligned).
-    constexpr int FIX_ROWS = S::min_blocks > 1 || !VC ? PIECE : 2 * PIECE;
-#pragma unroll 1
-    for (int i0 = 0; i0 < S::tm; i0 += FIX_ROWS) {
-        real sum[FIX_ROWS][S::tn];
-        for (unsigned q = 0; q < piece.parts; q++) {
-            const real *plane = scratch.sums + q * (rows * n);
-#pragma unroll
-            for (int ii = 0; ii < FIX_ROWS; ii++) {
-                int i = i0 + ii;
-                size_t r = t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
-#pragma unroll
-                for (int p = 0; p < S::tn / PIECE; p++) {
-                    real v[PIECE];
-                    load_row<VC, PIECE>(v, plane, r, t.c0 + col0 + p * (LANES_N * PIECE), rows, n);
-#pragma unroll
-                    for (int x = 0; x < PIECE; x++)
-                        sum[ii][p * PIECE + x] = q == 0 ? v[x] : sum[ii][p * PIECE + x] + v[x];
-                }
-            }
-        }
-#pragma unroll
-        for (int ii = 0; ii < FIX_ROWS; ii++) {
-            int i = i0 + ii;
-            size_t r = scratch.row0 + t.r0 + row0 + i / PIECE * (LANES_M * PIECE) + i % PIECE;
-#pragma unroll
-            for (int p = 0; p < S::tn / PIECE; p++)
-                store_row<VC, PIECE>(c, &sum[ii][p * PIECE], r, t.c0 + col0 + p * (LANES_N * PIECE),
-                                     m, n, ldc);
-        }
-    }
-}
+// v12's tile and main loop; what changes is how the work is handed out. Full waves of tiles run
+// whole, as before, and the k steps of the last, partial wave's tiles are cut into equal runs,
+// one for each block of a wave ("Stream-K", Osama et al., 2023), so that no SM idles through that
+// wave. A run that crosses from one tile into the next is two pieces, each one block; the pieces
+// are launched after the whole tiles, longest first. The pieces kernel is in pieces.cuh, which
+// v15 and v18 share; this file is v13's plan.
 
 // Longest piece first; equal ones in the order of the tiles and of k.
 static int longer_piece_first(const void *x, const void *y) {
@@ -160,21 +14,20 @@ static int longer_piece_first(const void *x, const void *y) {
     return p->part < q->part ? -1 : p->part > q->part;
 }
 
-// Puts a plan's `count` pieces on the device, with `planes` planes of scratch for partial sums
-// (C's rows from the first cut tile's on) and a counter for each of the `cut` tiles from
-// plan->whole on.
-template <class S>
-static void plan_upload(piece_plan *plan, const matmul_problem *p, const streamk_piece *piece,
-                        unsigned count, unsigned planes, unsigned cut) {
-    plan->pieces = count;
-    if (count == 0) return;
-    plan->row0 = plan->whole / ceil_div(p->n, S::bn) * S::bm;
-    size_t plane_bytes = size_mul(size_mul(p->m - plan->row0, p->n), sizeof(real));
-    plan->piece = (streamk_piece *)gpu_alloc(count * sizeof *piece, "the plan's pieces");
-    CHECK(cudaMemcpy(plan->piece, piece, count * sizeof *piece, cudaMemcpyHostToDevice));
-    plan->sums = (real *)gpu_alloc(size_mul(planes, plane_bytes), "the plan's partial sums");
-    plan->arrived = (unsigned *)gpu_alloc(cut * sizeof(unsigned), "the plan's counters");
-    CHECK(cudaMemset(plan->arrived, 0, cut * sizeof(unsigned)));
+// Whether v13 cuts the last wave, `last` tiles of k_tiles k steps for `wave` blocks at once.
+// Cutting has a cost of its own, paid in k steps' worth of time on each SM: pieces start and end
+// twice, and partial sums go through memory. The last wave is cut only when the SMs it leaves
+// idle would otherwise waste more: at least MIN_GAIN k steps on average over all the SMs.
+static bool streamk_cuts(size_t wave, size_t last, size_t k_tiles) {
+    constexpr int MIN_GAIN = 16;  // above that cost in scratch runs at 2048^3 (not committed)
+    return (wave - last) * k_tiles / wave >= MIN_GAIN;
+}
+
+// Into how many runs v13 cuts the k steps of the last wave's tiles: one a block of the wave,
+// and a tile's k steps into MAX_SHARE runs at most.
+static size_t streamk_runs(size_t wave, size_t last) {
+    constexpr int MAX_SHARE = 4;  // a tile's k steps are cut into at most this many runs
+    return min(wave, last * MAX_SHARE);
 }
 
 // v13's plan, for `wave` blocks at once: the last tile_count % wave tiles are cut into pieces.
@@ -183,10 +36,10 @@ static void streamk_plan(piece_plan *plan, const matmul_problem *p, unsigned wav
     unsigned tile_count = tiles(p->m, p->n, S::bm, S::bn);
     size_t k_tiles = ceil_div(p->k, S::bk);
     size_t last = tile_count % wave;  // R
-    if ((wave - last) * k_tiles / wave < STREAMK_MIN_GAIN) last = 0;  // not worth cutting
+    if (!streamk_cuts(wave, last, k_tiles)) last = 0;  // not worth cutting
     plan->whole = tile_count - (unsigned)last;
     size_t steps = last * k_tiles;
-    size_t runs = min(min((size_t)wave, last * STREAMK_MAX_SHARE), steps);  // G
+    size_t runs = min(streamk_runs(wave, last), steps);  // G
     // Every run is one piece, or two where it crosses into the next tile: at most G + R.
     streamk_piece *piece = (streamk_piece *)host_alloc((runs + last + 1) * sizeof *piece,
                                                        "v13's plan");
@@ -213,47 +66,7 @@ static void streamk_plan(piece_plan *plan, const matmul_problem *p, unsigned wav
     free(piece);
 }
 
-template <class S, bool VB, bool VC>
-static void launch_pieces_kernel(const matmul_problem *p, const piece_plan *plan) {
-    static bool ready = false;  // shared memory beyond 48 KiB must be asked for, once
-    if (!ready) {
-        CHECK(cudaFuncSetAttribute(matmul_v13_streamk<S, VB, VC>,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
-        ready = true;
-    }
-    matmul_v13_streamk<S, VB, VC><<<plan->whole + plan->pieces, S::threads, S::smem>>>(
-        p->a, p->b, p->c, p->m, p->n, p->k, p->ldb, p->ldc, plan->whole, plan->piece,
-        streamk_scratch{plan->sums, plan->row0, plan->arrived});
-}
-
-// How many blocks of `kernel`, with shape S's threads and shared memory, the whole GPU runs at
-// once: blocks an SM (from the registers the compiler took) times the SMs.
-template <class S, class Kernel>
-static unsigned blocks_at_once(Kernel kernel) {
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::smem));
-    int per_sm = 0, device = 0, sms = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::threads, S::smem));
-    CHECK(cudaGetDevice(&device));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return (unsigned)(per_sm * sms);
-}
-
-// The same for the pieces kernel, asked once.
-template <class S>
-static unsigned pieces_wave() {
-    static unsigned wave = 0;
-    if (wave == 0) wave = blocks_at_once<S>(matmul_v13_streamk<S, true, true>);
-    return wave;
-}
-
-template <class S>
-static void launch_pieces(const matmul_problem *p, const piece_plan *plan) {
-    if (p->ldb % VEC == 0 && p->ldc % VEC == 0) launch_pieces_kernel<S, true, true>(p, plan);
-    else if (p->ldb % VEC == 0) launch_pieces_kernel<S, true, false>(p, plan);
-    else launch_pieces_kernel<S, false, false>(p, plan);
-    CHECK_LAUNCH();
-}
-
+// v12's tile (tallwarp_shape), its whole tiles and pieces in one launch of the pieces kernel.
 static void launch_v13(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
     if (!p->streamk.made) {

@@ -1,34 +1,25 @@
 // ---- v15 splitk ---------------------------------------------------------------------------------
+// Even v14's tiles are too few when m and n are small (512^3: 32 of them for 396 block slots), but
+// each result is a sum over k, and a sum can be cut: v15 splits every tile's k steps into s equal
+// runs, one block each ("split-K"). It is v13's kernel on v14's tile, with a plan in which every
+// tile is cut; the last of a tile's blocks adds the planes of partial sums in the order of k and
+// writes C, in the same launch (no second kernel; no atomicAdd, whose rounding would vary).
 
-// Even v14's tiles are too few when m and n are small: 512^3 makes 32 of them for the 396 block
-// slots of an H200 (three an SM). But each result is a sum over k, and a sum can be cut: v15 splits
-// every tile's k steps into s equal runs, one block each, so tiles x s blocks share the work
-// ("split-K"). It is v13's kernel on v14's tile, with a plan in which (for s above 1) every tile is
-// cut and none is whole: each run leaves its partial sums in a plane of scratch memory, and the
-// last of a tile's blocks to arrive adds the planes in the order of k and writes C. We add them
-// there, in the same launch, rather than in a second kernel (no second launch; the planes are still
-// in L2), and not with atomicAdd into C: the order of the additions, and so the rounding, would
-// change from run to run, and C would have to be zeroed first, one more pass over it.
-// s is the largest that keeps all the blocks in one wave (tiles x s <= the blocks the GPU runs
-// at once) with runs of at least SPLITK_MIN_STEPS k steps, so that what a cut costs (partial
-// sums through memory, the last block's additions) stays small next to the run's work. When
-// the tiles alone fill the GPU, s = 1 and v15 runs every tile whole, on v14's tile but in
-// v13's kernel: not v14's compiled code, and not always at v14's speed (where n is not a
-// multiple of 4 it is faster; the README's sweep).
-#define SPLITK_MIN_STEPS 8
-
-static size_t split_factor(unsigned tile_count, unsigned wave, size_t k_tiles,
-                           unsigned min_steps) {
+// v15's s for tile_count tiles of k_tiles k steps, `wave` blocks at once: the largest that keeps
+// all the blocks in one wave (tiles x s <= wave) with runs of at least MIN_STEPS k steps, so that
+// what a cut costs (partial sums through memory, the last block's additions) stays small next to
+// a run's work. When the tiles alone fill the GPU, s = 1: every tile whole, in v13's kernel.
+static size_t split_factor(unsigned tile_count, unsigned wave, size_t k_tiles) {
+    constexpr unsigned MIN_STEPS = 8;
     size_t s = tile_count >= wave ? 1 : wave / tile_count;
-    return min(s, max(k_tiles / min_steps, (size_t)1));
+    return min(s, max(k_tiles / MIN_STEPS, (size_t)1));
 }
 
 template <class S>
-static void splitk_plan(piece_plan *plan, const matmul_problem *p, unsigned wave,
-                        unsigned min_steps) {
+static void splitk_plan(piece_plan *plan, const matmul_problem *p, unsigned wave) {
     unsigned tile_count = tiles(p->m, p->n, S::bm, S::bn);
     size_t k_tiles = ceil_div(p->k, S::bk);
-    size_t s = split_factor(tile_count, wave, k_tiles, min_steps);
+    size_t s = split_factor(tile_count, wave, k_tiles);
     plan->whole = s == 1 ? tile_count : 0;
     if (s == 1) return;
     streamk_piece *piece = (streamk_piece *)host_alloc(tile_count * s * sizeof *piece,
@@ -43,11 +34,11 @@ static void splitk_plan(piece_plan *plan, const matmul_problem *p, unsigned wave
     free(piece);
 }
 
+// v14's tile (smalltile_shape) in v13's pieces kernel.
 static void launch_v15(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
     if (!p->splitk.made) {
-        splitk_plan<smalltile_shape>(&p->splitk, p, pieces_wave<smalltile_shape>(),
-                                     SPLITK_MIN_STEPS);
+        splitk_plan<smalltile_shape>(&p->splitk, p, pieces_wave<smalltile_shape>());
         p->splitk.made = true;
     }
     launch_pieces<smalltile_shape>(p, &p->splitk);

@@ -1,5 +1,4 @@
 // ---- v16 dispatch -------------------------------------------------------------------------------
-
 // No one version wins at every shape (the README's sweep shows where each does), so a library
 // keeps several kernels and picks one by shape, and v16 does the same with v12 to v15. It
 // estimates each one's time from the shape and the GPU alone, in units of one k step of a
@@ -15,10 +14,10 @@
 //    each 8192 partial sums (v14's tile) of each plane.
 // The four numbers were fitted to the H200's sweep (see the README). v16 prints the estimates
 // once and runs the version with the smallest.
-#define DISPATCH_BIG 120
-#define DISPATCH_ALONE 30
-#define DISPATCH_ROUND 2
-#define DISPATCH_CUT 50
+constexpr int DISPATCH_BIG = 120;
+constexpr int DISPATCH_ALONE = 30;
+constexpr int DISPATCH_ROUND = 2;
+constexpr int DISPATCH_CUT = 50;
 
 typedef struct {
     double steps[4];  // v12, v13, v14, v15
@@ -57,8 +56,8 @@ static dispatch_choice dispatch_estimate(const matmul_problem *p) {
     // blocks of a round, if v13's own rule cuts them.
     size_t last = big % big_wave;
     d.steps[1] = d.steps[0];
-    if ((big_wave - last) * k_tiles / big_wave >= STREAMK_MIN_GAIN) {
-        double runs = (double)min((size_t)big_wave, last * STREAMK_MAX_SHARE);
+    if (streamk_cuts(big_wave, last, k_tiles)) {
+        double runs = (double)streamk_runs(big_wave, last);
         double planes = ceil(runs / (double)last);
         d.steps[1] = rounds_time(big - last, big_per_sm, k_steps, big_cost, sms) +
                      ceil((double)last * k_steps / runs) * big_cost + DISPATCH_ROUND +
@@ -66,7 +65,7 @@ static dispatch_choice dispatch_estimate(const matmul_problem *p) {
     }
     // v14: whole small tiles in rounds; v15: s runs of each.
     d.steps[2] = rounds_time(small, small_per_sm, k_steps, 1.0, sms);
-    d.split = split_factor(small, small_wave, k_tiles, SPLITK_MIN_STEPS);
+    d.split = split_factor(small, small_wave, k_tiles);
     d.steps[3] = d.steps[2];
     if (d.split > 1)
         d.steps[3] = rounds_time((double)small * d.split, small_per_sm,

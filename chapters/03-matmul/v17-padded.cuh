@@ -1,13 +1,10 @@
 // ---- v17 padded ---------------------------------------------------------------------------------
+// When n is not a multiple of 4, not every row of B starts on 16 bytes, and every version copies
+// B 4 bytes at a time. v17 first copies B into rows of ldb = n rounded up to a multiple of 4 (the
+// extra columns zero), a pass over B, and runs v16's choice on the copy, with 16-byte copies of
+// B. C keeps its n columns and is stored an element at a time as before, once a tile rather than
+// once a k step. Where n is a multiple of 4, v17 is v16.
 
-// When n is not a multiple of 4, not every row of B starts on 16 bytes (for odd n, one row in
-// four does), and as a kernel's copies are built for all rows alike, every version copies B 4
-// bytes at a time: four times the copy instructions in the main loop. v17 copies B first into
-// rows of ldb = n rounded up to a multiple of 4 (the extra columns stay zero), which takes a
-// pass over B, about as long as reading and writing it once, and then runs v16's choice on that
-// copy with 16-byte copies of B. C keeps its n columns, so not all its rows start on 16 bytes,
-// and they are stored an element at a time, as before; that happens once a tile, not once a k
-// step. Where n is a multiple of 4, v17 is v16.
 // Copies B into p->padded_b, rows of ldb = n rounded up to a multiple of VEC, and returns ldb.
 static size_t pad_b(matmul_problem *p) {
     size_t ldb = ceil_div(p->n, VEC) * VEC;

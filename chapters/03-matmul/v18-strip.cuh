@@ -1,29 +1,21 @@
 // ---- v18 strip ----------------------------------------------------------------------------------
-
-// At 4095 x 4097 x 4093, v16 picks v13, whose tiles are 256 wide: 17 columns of tiles for 16
-// tiles' worth of C. The last column of tiles holds one column of C and costs as much as any
-// other, about 6% of the product spent on zeros. v18 cuts C in two along n. Where v16 picks v12
-// or v13 (for the whole shape, as in v17) and r = n mod 256 is at most STRIP_COLS, the first
-// n - r columns are a product of their own, m x (n - r) x k, which that version runs with tiles
-// that now end exactly at the cut. The last r columns are a narrow product, m x r x k, done by
-// v15's split-K kernel on tiles of 32 rows x STRIP_COLS columns, one warp a block: about m / 32
-// tiles, each cut along k so that together they fill the GPU. The strip reads all of A once
-// more (every column of C needs every row of A), a few hundredths of a millisecond at these
-// sizes, where the wasted column of tiles costs a tenth or more. Not under v14 and v15: their
-// tiles are 128 wide, so the waste is half as large, and with three blocks an SM the work saved
-// seldom saves a round (3001 x 4099 x 1531: 1551 tiles or 1504, four rounds of 396 either way);
-// measured there, the strip cost more than it saved. For all this the kernels take C's row
-// length (ldc) apart from n: the first product's C has n - r columns in rows n long, the
-// strip's r. Elsewhere v18 is v17.
+// Where v16 picks v12 or v13 (tiles 256 wide) and r = n mod 256 is at most STRIP_COLS, the last
+// column of tiles is mostly zeros (4095 x 4097 x 4093: it holds one column of C). v18 cuts C in
+// two along n: the first n - r columns are a product of their own, run by that version on tiles
+// that end at the cut, and the last r a narrow product, run by v15's split-K kernel on tiles of
+// 32 rows x STRIP_COLS columns, one warp a block. Elsewhere v18 is v17.
+// For this the kernels take C's row length (ldc) apart from n: the first product's C has n - r
+// columns in rows n long, the strip's r. Not under v14 and v15, whose tiles are 128 wide: measured
+// there, the strip cost more than it saved (the README).
 #ifdef MATMUL_FP64  // doubles: v12's tiles are 64 wide, and strips up to 16 columns
 typedef shape<32, 16, 16, 32, 16, 4, 8> strip_shape;
 #else
 typedef shape<32, 32, 16, 32, 32, 4, 8> strip_shape;
 #endif
-#define STRIP_COLS strip_shape::bn
 
 static void launch_v18(void *problem) {
     matmul_problem *p = (matmul_problem *)problem;
+    constexpr int STRIP_COLS = strip_shape::bn;  // the strip's widest: one of its tiles across
     int pick = dispatch_pick(p);
     size_t w = tallwarp_shape::bn, r = p->n % w;
     if (pick > 13 || r == 0 || r > (size_t)STRIP_COLS || p->n < w) {
@@ -48,7 +40,7 @@ static void launch_v18(void *problem) {
     matmul_problem strip = *main_part;  // the last r columns of B and of C
     strip.b += main_part->n, strip.c += main_part->n, strip.n = r;
     if (!p->strip.made) {
-        splitk_plan<strip_shape>(&p->strip, &strip, pieces_wave<strip_shape>(), SPLITK_MIN_STEPS);
+        splitk_plan<strip_shape>(&p->strip, &strip, pieces_wave<strip_shape>());
         p->strip.made = true;
     }
     launch_pieces<strip_shape>(&strip, &p->strip);

@@ -1,13 +1,9 @@
 // ---- v19 unbounded ------------------------------------------------------------------------------
-
-// v14 asks for three blocks an SM (__launch_bounds__(128, 3)), so the compiler keeps a thread at
-// 168 registers or fewer (65,536 / (3 x 128) = 170, rounded down to a multiple of 8). That bound
-// pays where the tiles are many, but at 1024^3 v16 picks v14 for 128 tiles on 132 SMs: one block an
-// SM, and two thirds of the registers it was held away from lie unused. v19 is v18 with one more
-// kernel: v14's, built with the bound at one block an SM (the same shape, min_blocks 1), which the
-// compiler spends on a longer schedule of the same loop. v19 runs it where v16 picks v14 and the
-// tiles all fit in one round of the unbounded build (its own occupancy, from the registers the
-// compiler took); there it can only gain. Everywhere else v19 is v18.
+// v14 asks for three blocks an SM, which holds a thread to 168 registers; but at 1024^3 v16 picks
+// v14 for 128 tiles on 132 SMs, one block an SM, and the registers held back lie unused. v19 is
+// v18 with one more kernel: v14's, built for one block an SM (the same shape, min_blocks 1), which
+// the compiler spends on a longer schedule of the same loop. v19 runs it where v16 picks v14 and
+// all the tiles fit in one round of that build: there it can only gain. Elsewhere v19 is v18.
 #ifdef MATMUL_FP64
 typedef shape<64, 32, 16, 64, 16, 3, 1, true> unbounded_shape;
 #else
