@@ -11,24 +11,6 @@
 // For one load the warp's 32 threads (tx 0..7, ty 0..3) touch 8 consecutive float4s of a row of
 // dp (128 bytes, one line) or 4 float4s of a row of tp.
 
-// The 8 values of one row (of tp, dp or a tile) that thread c uses when it owns 8 x 8 results
-// of a 64 x 64 block: 4 at 4c and 4 at 32 + 4c, as two float4s. (v4 to v9 read with it too.)
-__device__ __forceinline__ void load8(const float *row, int c, float x[8]) {
-    constexpr int VEC = 4;    // floats per 16-byte load
-    constexpr int HALF = 32;  // the second group of 4 starts 32 rows or columns later
-    float4 lo = *reinterpret_cast<const float4 *>(row + VEC * c);
-    float4 hi = *reinterpret_cast<const float4 *>(row + HALF + VEC * c);
-    x[0] = lo.x, x[1] = lo.y, x[2] = lo.z, x[3] = lo.w;
-    x[4] = hi.x, x[5] = hi.y, x[6] = hi.z, x[7] = hi.w;
-}
-
-// Result (u, w) of thread (tx, ty) is r[i][j] with i = i0 + own(u, ty), j = j0 + own(w, tx):
-// the rows and columns that load8 reads.
-__device__ __forceinline__ int own(int u, int c) {
-    constexpr int VEC = 4, HALF = 32;  // as in load8
-    return (u / VEC) * HALF + VEC * c + u % VEC;
-}
-
 // __launch_bounds__(64 threads, at least 1 block an SM) frees the compiler's register budget:
 // without it the compiler holds the kernel to fewer registers, too few to keep the unrolled
 // steps' loads in flight; with it, the kernel takes 152 and an SM still holds 6 blocks (each of

@@ -8,20 +8,6 @@
 // A warp's float4 reads of bs cover 8 consecutive float4s, 128 bytes, one pass through the 32
 // banks; those of as are 4 float4s shared by 8 threads each. The tiles are loaded as float4s too
 // (np and the block origins are multiples of 64: every float4 is aligned).
-
-// The float4 that thread t moves on its q-th load of a KT x 64 tile: float4 number t + 64 q, in
-// row (t + 64 q) / 16 at column 4 ((t + 64 q) % 16). A warp moves 32 consecutive float4s: two
-// whole tile rows, 2 x 256 contiguous bytes of global memory, 512 bytes of shared memory.
-struct tile_spot {
-    int row, col;
-};
-template <int RB_THREADS, int BLOCK64>
-__device__ __forceinline__ tile_spot spot(int t, int q) {
-    constexpr int VEC = 4;  // floats per float4
-    int e = t + q * RB_THREADS * RB_THREADS;
-    return {e / (BLOCK64 / VEC), VEC * (e % (BLOCK64 / VEC))};
-}
-
 template <int RB, int RB_THREADS, int BLOCK64, int KT>
 __global__ void shortcut_v4_vectorized(const float *__restrict__ dp, const float *__restrict__ tp,
                                        float *__restrict__ r, size_t n, size_t np) {
@@ -34,7 +20,7 @@ __global__ void shortcut_v4_vectorized(const float *__restrict__ dp, const float
     int tx = threadIdx.x, ty = threadIdx.y;
     int t = ty * RB_THREADS + tx;
     size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
-    size_t kp = (n + KT - 1) / KT * KT;
+    size_t kp = (n + KT - 1) / KT * KT;  // k runs over whole tiles; rows k >= n hold +inf
     float4 pa[LOADS_F4], pb[LOADS_F4];
 #pragma unroll
     for (int q = 0; q < LOADS_F4; q++) {
@@ -56,7 +42,7 @@ __global__ void shortcut_v4_vectorized(const float *__restrict__ dp, const float
             *reinterpret_cast<float4 *>(&bs[at.row][at.col]) = pb[q];
         }
         __syncthreads();  // the tile is in shared memory before anyone reads it
-        if (k0 + KT < kp) {
+        if (k0 + KT < kp) {  // the next tile's loads, in flight during the steps below
 #pragma unroll
             for (int q = 0; q < LOADS_F4; q++) {
                 tile_spot at = spot<RB_THREADS, BLOCK64>(t, q);

@@ -17,7 +17,7 @@ __global__ void shortcut_v5_pipelined(const float *__restrict__ dp, const float 
     int tx = threadIdx.x, ty = threadIdx.y;
     int t = ty * RB_THREADS + tx;
     size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
-    size_t kp = (n + KT - 1) / KT * KT;
+    size_t kp = (n + KT - 1) / KT * KT;  // k runs over whole tiles; rows k >= n hold +inf
     float4 pa[LOADS_F4], pb[LOADS_F4];
 #pragma unroll
     for (int q = 0; q < LOADS_F4; q++) {
@@ -39,7 +39,7 @@ __global__ void shortcut_v5_pipelined(const float *__restrict__ dp, const float 
             *reinterpret_cast<float4 *>(&bs[at.row][at.col]) = pb[q];
         }
         __syncthreads();  // the tile is in shared memory before anyone reads it
-        if (k0 + KT < kp) {
+        if (k0 + KT < kp) {  // the next tile's loads, in flight during the steps below
 #pragma unroll
             for (int q = 0; q < LOADS_F4; q++) {
                 tile_spot at = spot<RB_THREADS, BLOCK64>(t, q);

@@ -13,47 +13,10 @@
 // correct, not faster.)
 __device__ __forceinline__ int bits(float x) { return __float_as_int(x); }
 
-// The experiments after v9 run this kernel with 4 rows of results a thread instead of 8 (ROWS),
-// and with its loop alone (LOOP); v8 and v9 use the defaults, 8 and false.
-//
-// Thread ty's ROWS values of a tile row: 8 as load8 reads them, or 4 consecutive ones (4ty ..
-// 4ty + 3), one float4; own_row says which rows of the block they are.
-template <int ROWS>
-__device__ __forceinline__ void load_rows(const float *row, int c, float x[ROWS]) {
-    constexpr int VEC = 4;  // floats per float4
-    if constexpr (ROWS == 8) {
-        load8(row, c, x);
-    } else {
-        float4 q = *reinterpret_cast<const float4 *>(row + VEC * c);
-        x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
-    }
-}
-template <int ROWS>
-__device__ __forceinline__ int own_row(int u, int c) {
-    constexpr int VEC = 4;  // floats per float4
-    return ROWS == 8 ? own(u, c) : VEC * c + u;
-}
-
-// A block of 64 threads copies a tile as v6 does; one of 128 copies it as two blocks of 64
-// would, each half of the threads taking half the rows.
-template <int RB_THREADS, int BLOCK64, int KT, int THREADS>
-__device__ __forceinline__ void copy_tile_min3(float (*as)[BLOCK64], float (*bs)[BLOCK64],
-                                               const float *tp_k0, const float *dp_k0, size_t np,
-                                               int t) {
-    constexpr int GROUP = RB_THREADS * RB_THREADS;
-    if constexpr (THREADS == GROUP) {
-        copy_tile_async<RB_THREADS, BLOCK64, KT>(as, bs, tp_k0, dp_k0, np, t);
-    } else {
-        constexpr int PART = KT * GROUP / THREADS;  // the rows each group of 64 copies
-        int g = t / GROUP;
-        copy_tile_async<RB_THREADS, BLOCK64, PART>(as + g * PART, bs + g * PART,
-                                                   tp_k0 + g * PART * np, dp_k0 + g * PART * np,
-                                                   np, t % GROUP);
-    }
-}
-
 // v7's kernel with the steps in twos; v8 and v9 differ only in the __launch_bounds__ around it.
-// Thread (tx, ty) of a block of 8 x (64 / ROWS) threads owns ROWS x 8 results.
+// Thread (tx, ty) of a block of 8 x (64 / ROWS) threads owns ROWS x 8 results. The experiments
+// after v9 run it with 4 rows of results a thread instead of 8 (ROWS: load_rows, own_row and
+// copy_tile_min3 are in rows.cuh) and with its loop alone (LOOP); v8 and v9 use 8 and false.
 template <int RB, int RB_THREADS, int BLOCK64, int KT, int ROWS = RB, bool LOOP = false>
 __device__ __forceinline__ void min3_kernel(const float *__restrict__ dp,
                                             const float *__restrict__ tp, float *__restrict__ r,
@@ -67,7 +30,7 @@ __device__ __forceinline__ void min3_kernel(const float *__restrict__ dp,
     int tx = threadIdx.x, ty = threadIdx.y;
     int t = ty * RB_THREADS + tx;
     size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
-    size_t kp = (n + KT - 1) / KT * KT;  // whole tiles; rows k >= n hold +inf
+    size_t kp = (n + KT - 1) / KT * KT;  // k runs over whole tiles; rows k >= n hold +inf
     copy_tile_min3<RB_THREADS, BLOCK64, KT, THREADS>(as[0], bs[0], tp + i0, dp + j0, np, t);
     int v[ROWS][RB];  // the bits of the results: ints, so VIMNMX3 can take them
 #pragma unroll
