@@ -31,7 +31,13 @@ files() {
 }
 main_ladder() { files | awk -F'\t' '$1 ~ /^[a-z][0-9]+$/'; }
 letter() { echo "${1:0:1}"; }
-file_of() { files | awk -F'\t' -v t="$1" '$1 == t {print $3}'; }
+# the file of a tag: the one whose title starts with it, else an experiment's file that names it
+# among several ("v1-maxshared and v7-maxl1: ...")
+file_of() {
+    files | awk -F'\t' -v t="$1" '$1 == t {print $3; found = 1; exit}
+        {n = split($2, w, /[ ,:;()]+/); for (i = 1; i <= n; i++) if (w[i] == t) {f = $3}}
+        END {if (!found && f != "") print f}'
+}
 # lines a unified diff adds and removes, as "+A -R"
 changed() {
     diff -u "$1" "$2" | awk '/^\+\+\+|^---/ {next} /^\+/ {a++} /^-/ {r++} END {printf "+%d -%d\n", a, r}'
