@@ -43,7 +43,7 @@ from kits import write_kit  # noqa: E402
 from reports import atomic_write, update_gradebook, write_gradebook, write_grading  # noqa: E402
 from scoring import Grading, secret_bytes  # noqa: E402
 from toolchain import (GraderError, Toolchain, gpu_count, gpu_lock, gpu_reason,  # noqa: E402
-                       reference_binary, sanitizer, verifier_binary)
+                       reference_binary, sanitizer, student_user, verifier_binary)
 
 EXIT_USAGE, EXIT_GRADER = 2, 3
 
@@ -102,6 +102,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=()):
     skipped: (name, why) for what the submissions folder holds that is not a submission, each a
     row of the gradebook with its reason."""
     work_root = tempfile.mkdtemp(prefix="kl-grade-")
+    os.chmod(work_root, 0o711)  # an unprivileged user may pass through to its own folders
     try:
         outs = [out_root] if single else [os.path.join(out_root, name) for name, _ in students]
         gradings = [Grading(ex, name, path, out, os.path.join(work_root, name))
@@ -126,6 +127,11 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=()):
                 tools = (verifier_binary(ex), reference, sanitizer())
             except GraderError as e:
                 problem = str(e)
+            else:
+                user, note = student_user()  # an unprivileged user where the grader is root
+                for g in gradings:
+                    g.user = user
+                    g.notes.append(note)
         with gpu_lock() if any(ok) and not problem else contextlib.nullcontext():
             for g, compiled in zip(gradings, ok):
                 if compiled and problem:

@@ -1,10 +1,14 @@
 """sandbox.py: running a student's program, and its compile: in its own folder and process
-session, with an environment that holds nothing of the grader's (child_env: no GRADE_SECRET), no
-core files and no file over 4 GiB, a time limit that stops it with every process it started,
-and its output kept up to OUTPUT_CAP characters. This is not a security boundary: GPU code
-cannot be sandboxed (docs/instructors.md, "What it does not protect against").
+session, with an environment that holds nothing of the grader's (child_env: no GRADE_SECRET) and
+a private temporary folder inside its own, no core files and no file over 4 GiB, a time limit
+that stops it with every process it started, and its output kept up to OUTPUT_CAP characters.
+A grader running as root runs the student's program as an unprivileged user (run's `user`,
+toolchain.student_user), so it cannot read the grader's files or another student's. This is not
+a security boundary: GPU code cannot be sandboxed (docs/instructors.md, "What it does not
+protect against").
 """
 import os
+import pwd
 import resource
 import signal
 import subprocess
@@ -29,21 +33,56 @@ def _limits():
     resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 30, 4 << 30))  # no file beyond 4 GiB
 
 
+def unprivileged():
+    """(name, uid, gid) of the user a root grader runs students' programs as: KL_GRADE_USER, or
+    'nobody'; None when the grader is not root (it is unprivileged itself) or no such user."""
+    if os.geteuid() != 0:
+        return None
+    name = os.environ.get("KL_GRADE_USER", "nobody")
+    try:
+        u = pwd.getpwnam(name)
+    except KeyError:
+        return None
+    return (name, u.pw_uid, u.pw_gid) if u.pw_uid != 0 else None
+
+
+def _give_to(folder, user):
+    """The folder a program runs in, and everything in it, belongs to its user: it may write
+    there and nowhere of the grader's."""
+    _, uid, gid = user
+    os.chown(folder, uid, gid)
+    for top, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.lchown(os.path.join(top, name), uid, gid)
+
+
 class Run:
     def __init__(self, rc, output, seconds, timed_out):
         self.rc, self.output, self.seconds, self.timed_out = rc, output, seconds, timed_out
 
 
-def run(cmd, cwd, timeout, env=None):
+def run(cmd, cwd, timeout, env=None, user=None):
     """Runs cmd in its own session with a time limit; a hang is killed with everything it
-    started. The output is kept up to OUTPUT_CAP characters (its head and its tail)."""
+    started. The output is kept up to OUTPUT_CAP characters (its head and its tail). With
+    user, (name, uid, gid) from unprivileged(), it runs as that user, owning cwd."""
     os.makedirs(cwd, exist_ok=True)
+    env = env if env is not None else child_env(cwd)
+    if user:
+        _give_to(cwd, user)
+        env["USER"] = env["LOGNAME"] = user[0]
+
+    def start():
+        if user:  # groups first, then the group, then the user: after that there is no way back
+            os.setgroups([])
+            os.setgid(user[2])
+            os.setuid(user[1])
+        _limits()
     log = os.path.join(cwd, f"output-{os.getpid()}-{time.monotonic_ns()}.log")
     t0 = time.monotonic()
     with open(log, "wb") as out:
         p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, env=env if env is not None else child_env(cwd),
-                             start_new_session=True, preexec_fn=_limits)
+                             stdin=subprocess.DEVNULL, env=env,
+                             start_new_session=True, preexec_fn=start)
         try:
             rc, timed_out = p.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:

@@ -111,6 +111,7 @@ class Grading:
         self.ex, self.student, self.sub, self.out_dir, self.work = ex, student, sub, out_dir, work
         self.cases, self.seed = plan(ex, secret_bytes())
         self.notes, self.binary, self.incomplete = [], None, None
+        self.user = None  # who its program runs as: grade_many sets it (toolchain.student_user)
         self.t0 = time.monotonic()
         self.gpu_seconds = 0.0  # time on the GPU, waiting for it left out
         os.makedirs(out_dir, exist_ok=True)
@@ -181,7 +182,7 @@ class Grading:
         d = os.path.join(self.work, re.sub(r"\W+", "-", c.name).strip("-"))
         dump = os.path.join(d, "dump")
         r = run([self.binary, *shlex.split(c.args), "-v", self.ex.version, "--seed",
-                 str(self.seed), "--check-only", "--dump", dump], d, timeout)
+                 str(self.seed), "--check-only", "--dump", dump], d, timeout, user=self.user)
         c.seconds = r.seconds
         if r.timed_out:
             return c.result(False, f"timed out after {timeout:g} s (stopped; grading goes on)")
@@ -209,7 +210,7 @@ class Grading:
         dump = os.path.join(d, "dump")
         r = run([cs, "--tool", c.tool, "--error-exitcode", "99", self.binary, *shlex.split(c.args),
                  "-v", self.ex.version, "--seed", str(self.seed), "--check-only", "--warmup", "0",
-                 "--dump", dump], d, timeout)
+                 "--dump", dump], d, timeout, user=self.user)
         c.seconds = r.seconds
         if r.timed_out:
             return c.result(False, f"timed out after {timeout:g} s under {c.tool}")
@@ -236,9 +237,11 @@ class Grading:
         common = ["-v", self.ex.version, "--seed", str(self.seed), "--check-each"]
         ref = run([reference, *args, *common, "--csv", os.path.join(d, "reference.csv")],
                   os.path.join(d, "reference"), timeout)
-        dump = os.path.join(d, "dump")
-        sub = run([self.binary, *args, *common, "--csv", os.path.join(d, "submission.csv"),
-                   "--dump", dump], os.path.join(d, "submission"), timeout)
+        # the submission writes only in its own folder (it may run as another user, who owns it)
+        mine = os.path.join(d, "submission")
+        dump = os.path.join(mine, "dump")
+        sub = run([self.binary, *args, *common, "--csv", os.path.join(mine, "submission.csv"),
+                   "--dump", dump], mine, timeout, user=self.user)
         c.seconds = ref.seconds + sub.seconds
         if ref.rc != 0 or ref.timed_out:
             raise GraderError(f"the reference solution failed its speed run (exit {ref.rc}):\n"
@@ -252,12 +255,12 @@ class Grading:
         if not os.path.exists(os.path.join(dump, self.ex.version + ".timed.out")):
             return c.result(False, "no output of a timed run was written:\n" + sub.output[-600:])
         r_row = csv_row(os.path.join(d, "reference.csv"), self.ex.version)
-        s_row = csv_row(os.path.join(d, "submission.csv"), self.ex.version)
+        s_row = csv_row(os.path.join(mine, "submission.csv"), self.ex.version)
         if not r_row or not r_row.get("ms_median"):
             raise GraderError("the reference solution's speed run measured no time")
         if not s_row or not s_row.get("ms_median"):
             return c.result(False, "no time was measured:\n" + sub.output[-600:])
-        base = baseline_name(os.path.join(d, "submission.csv"))
+        base = baseline_name(os.path.join(mine, "submission.csv"))
         lines = []
         for who, row in (("submission", s_row), ("reference ", r_row)):
             pct = f", {float(row['pct_of_baseline']):.1f}% of {base}" if row["pct_of_baseline"] else ""

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 from exercises import ROOT
-from sandbox import run
+from sandbox import run, unprivileged
 
 
 class GraderError(Exception):
@@ -134,3 +134,30 @@ def sanitizer():
     if not os.path.exists(cs):
         raise GraderError("compute-sanitizer not found (it comes with the CUDA toolkit)")
     return cs
+
+
+def student_user():
+    """(user, note): whom students' programs run as, and a line for the report. A grader
+    running as root runs them as an unprivileged user (sandbox.unprivileged: KL_GRADE_USER, or
+    nobody) when that user can reach the GPU: build/gpuinfo, copied to a folder of its own, is
+    run as it first. Otherwise they run as the grader does, and the note says why."""
+    u = unprivileged()
+    if u is None:
+        who = "the grader's own user" if os.geteuid() != 0 else "root (no unprivileged user here)"
+        return None, f"students' programs ran as {who}"
+    if gpu_reason() is not None:
+        return u, f"students' programs run as {u[0]}"  # nothing runs without a GPU anyway
+    import tempfile
+    d = tempfile.mkdtemp(prefix="kl-probe-")
+    try:
+        os.chmod(d, 0o711)
+        probe = os.path.join(d, "gpuinfo")
+        shutil.copy(os.path.join(ROOT, "build", "gpuinfo"), probe)
+        os.chmod(probe, 0o755)
+        r = run([probe], os.path.join(d, "run"), 60, user=u)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if r.rc != 0:
+        first = (r.output.strip().split("\n") or [""])[0][:160]
+        return None, f"students' programs ran as root: {u[0]} cannot reach the GPU here ({first})"
+    return u, f"students' programs ran as {u[0]}, in folders of their own"

@@ -579,6 +579,33 @@ def grade_exercise_on_gpu(ex, tmp):
     check(set(book) == {"reference", "starter", *plants}, f"{ex.label}: the gradebook has every submission")
 
 
+def test_sandbox(tmp):
+    """A student's program runs with an environment of its own, a private temporary folder, and,
+    where the grader is root, as an unprivileged user that cannot read the grader's files."""
+    d = os.path.join(tmp, "sandbox")
+    os.makedirs(d)
+    for folder in (tmp, d):  # as the grader's work folder: others may pass through, not look
+        os.chmod(folder, 0o711)
+    secret = os.path.join(d, "secret.txt")
+    with open(secret, "w") as f:
+        f.write("the grader's\n")
+    os.chmod(secret, 0o600)
+    user = sandbox.unprivileged()
+    script = (f'id -u; echo "secret=${{GRADE_SECRET:-none}} tmp=$TMPDIR"; '
+              f'cat {secret} 2>/dev/null || echo unreadable; touch mine && echo wrote')
+    r = sandbox.run(["sh", "-c", script], os.path.join(d, "case"), 30, user=user)
+    lines = r.output.split("\n")
+    check(r.rc == 0 and "secret=none" in r.output and f"tmp={os.path.join(d, 'case', 'tmp')}" in r.output
+          and "wrote" in r.output, "sandbox: the program sees none of the grader's environment, "
+          "has a temporary folder of its own and writes in its own folder", r.output[-300:])
+    if user is None:
+        print(f"SKIP sandbox: the grader is not root here (uid {os.geteuid()}), so it runs no one else")
+        return
+    check(lines[0] == str(user[1]) and "unreadable" in r.output,
+          f"sandbox: as root, the grader runs the program as {user[0]}, which cannot read the "
+          f"grader's files", r.output[-300:])
+
+
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
     gpu = toolchain.gpu_reason() is None
@@ -589,6 +616,7 @@ def main(argv):
             test_bad_input(tmp)
             test_splicer()
             test_rules()
+            test_sandbox(tmp)
             test_secret_and_runs(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
