@@ -214,7 +214,9 @@ static void launch_peak(void *problem) {
     tc_peak<<<PEAK_BLOCKS_PER_SM * p->sms, 2 * WG>>>(p->peak_sink, batches);
 }
 
+#include "wmma.cuh"
 #include "v00-wmma.cuh"
+#include "smem-tile.cuh"
 #include "v01-tiled.cuh"
 #include "warp-tile.cuh"
 #include "v02-mma.cuh"

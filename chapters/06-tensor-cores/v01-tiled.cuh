@@ -3,20 +3,6 @@
 // shared memory once, and all 8 warps take their fragments from there. A warp used to fetch
 // 64 + 32 rows for its 64 x 32 results; now the block fetches 128 + 128 rows for 128 x 128.
 
-// A block's tile of ROWS rows of PIECES 16-byte pieces into shared memory, row r's piece q at
-// Place(r, q) (in 16-byte units): each thread moves 16-byte pieces; a warp covers 4 rows of 128
-// contiguous bytes.
-template <int PIECES>
-__device__ inline int plain(int r, int q) { return r * PIECES + q; }
-
-template <int ROWS, int PIECES, int THREADS, int (*Place)(int, int)>
-__device__ void load_tile(uint4 *s, const bf16 *x, size_t row0, size_t k0, size_t rows,
-                          size_t k, size_t ld) {
-    for (int p = threadIdx.x; p < ROWS * PIECES; p += THREADS)
-        s[Place(p / PIECES, p % PIECES)] =
-            load_piece(x, row0 + p / PIECES, k0 + p % PIECES * 8, rows, k, ld);
-}
-
 template <int BM, int BN, int BK, int THREADS>
 __global__ __launch_bounds__(THREADS) void tc_v1_tiled(
     const bf16 *a, const bf16 *b, float *c, size_t m, size_t n, size_t k, size_t ld) {

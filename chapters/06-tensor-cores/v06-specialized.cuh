@@ -56,22 +56,16 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v6_specialized(
 #endif
 }
 
-// v6's kernel at a tile of BM x BN (v7 launches it at 128 x 256).
-template <int BM, int BN, int BK, int STAGES>
-static void launch_specialized(tc_problem *p, const CUtensorMap &map_b) {
-    typedef stage_ring<BM, BN, BK, STAGES> ring;
-    auto kernel = tc_v6_specialized<BM, BN, BK, STAGES>;
-    static bool ready = false;
-    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
-    kernel<<<tiles(p->m, p->n, BM, BN), 3 * WG, ring_bytes<ring>()>>>(p->map_a, map_b, p->c, p->m,
-                                                                       p->n, p->k);
-}
-
 static void launch_v6(void *problem) {
     tc_problem *p = (tc_problem *)problem;
     constexpr int BM = 128, BN = 128;  // two consumer warpgroups, each 64 rows by a 64 x 128 wgmma
     constexpr int BK = 64;             // a k step: 64 BF16, one 128-byte row of the swizzle
     constexpr int STAGES = 4;          // four stages of 32 KB: 128 KB, one block an SM
+    typedef stage_ring<BM, BN, BK, STAGES> ring;
+    auto kernel = tc_v6_specialized<BM, BN, BK, STAGES>;
+    static bool ready = false;
+    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
     make_maps(p, BM, BK);
-    launch_specialized<BM, BN, BK, STAGES>(p, p->map_b128);
+    kernel<<<tiles(p->m, p->n, BM, BN), 3 * WG, ring_bytes<ring>()>>>(p->map_a, p->map_b128, p->c,
+                                                                       p->m, p->n, p->k);
 }

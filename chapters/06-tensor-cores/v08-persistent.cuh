@@ -22,13 +22,13 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
     typedef stage_ring<BM, BN, BK, STAGES> ring;
     extern __shared__ unsigned char raw[];
     ring &s = ring_at<ring>(raw);
-    int wg = threadIdx.x / WG;
+    int wg = threadIdx.x / WG;  // 0: the producer; 1 and 2: rows 64 (wg - 1) .. + 63
     size_t tile_count = (m + BM - 1) / BM * ((n + BN - 1) / BN);
     int steps = (int)((k + BK - 1) / BK);
     if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES; i++) {
-            mbar_init(&s.full[i], 1);
-            mbar_init(&s.empty[i], 2 * WG / 32);
+            mbar_init(&s.full[i], 1);             // the producer's one arrival, plus the bytes
+            mbar_init(&s.empty[i], 2 * WG / 32);  // one arrival per consumer warp
         }
         mbar_fence_init();
     }
@@ -59,7 +59,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
                 wgmma_fence();
                 wgmma_stage<BK>(acc, s.a[slot] + (wg - 1) * 64 * BK, s.b[slot]);
                 wgmma_commit();
-                wgmma_wait<1>();
+                wgmma_wait<1>();  // the previous stage's wgmma are done: give its buffers back
                 if (step > 0) release_stage(&s.empty[(used - 1) % STAGES]);
             }
             wgmma_wait<0>();
@@ -71,22 +71,16 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v8_persistent(
 #endif
 }
 
-// v8's kernel walking the tiles in the order Order (v9 gives it another).
-template <int BM, int BN, int BK, int STAGES, class Order>
-static void launch_persistent(tc_problem *p, const CUtensorMap &map_b) {
-    typedef stage_ring<BM, BN, BK, STAGES> ring;
-    auto kernel = tc_v8_persistent<BM, BN, BK, STAGES, Order>;
-    static bool ready = false;
-    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
-    unsigned grid = min(tiles(p->m, p->n, BM, BN), (unsigned)p->sms);
-    kernel<<<grid, 3 * WG, ring_bytes<ring>()>>>(p->map_a, map_b, p->c, p->m, p->n, p->k);
-}
-
 static void launch_v8(void *problem) {
     tc_problem *p = (tc_problem *)problem;
     constexpr int BM = 128, BN = 256;  // two consumer warpgroups, each 64 rows by a 64 x 256 wgmma
     constexpr int BK = 64;             // a k step: 64 BF16, one 128-byte row of the swizzle
     constexpr int STAGES = 4;          // four stages of 48 KB: 192 KB, one block an SM
+    typedef stage_ring<BM, BN, BK, STAGES> ring;
+    auto kernel = tc_v8_persistent<BM, BN, BK, STAGES, rows_order>;
+    static bool ready = false;
+    if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
     make_maps(p, BM, BK);
-    launch_persistent<BM, BN, BK, STAGES, rows_order>(p, p->map_b256);
+    unsigned grid = min(tiles(p->m, p->n, BM, BN), (unsigned)p->sms);  // one block an SM
+    kernel<<<grid, 3 * WG, ring_bytes<ring>()>>>(p->map_a, p->map_b256, p->c, p->m, p->n, p->k);
 }
