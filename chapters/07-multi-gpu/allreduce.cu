@@ -188,6 +188,7 @@ static void launch_nccl(void *problem) {
 
 #include "v00-host.cuh"
 #include "v01-naive.cuh"
+#include "shard-sum.cuh"
 #include "v02-shards.cuh"
 #include "v03-pipelined.cuh"
 #include "nvlink.cuh"

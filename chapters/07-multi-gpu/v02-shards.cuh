@@ -3,21 +3,8 @@
 // shard g lands in GPU g's scratch (one slot a peer) and GPU g sums shard g alone. All-gather:
 // once GPU h has summed shard h (its event), GPU g copies it into its own result. Each GPU now
 // receives 2(G - 1)/G n floats instead of (G - 1) n, and does 1/G of the adds. The sum of each
-// element is made once, on its owner, so every GPU gets the same bits.
-__global__ void allreduce_v2_shards(float *__restrict__ out, const float *__restrict__ mine,
-                                    const float *__restrict__ recv, size_t slot, int me, int gpus,
-                                    size_t count) {
-    // EXERCISE: shards begin
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
-        float s = 0.0f;
-        // GPUs 0 .. G-1 in order: ours from our input, peer h's from its slot in recv
-        for (int h = 0, r = 0; h < gpus; h++) s += h == me ? mine[i] : recv[(size_t)r++ * slot + i];
-        out[i] = s;
-    }
-    // EXERCISE: shards end
-}
-
+// element is made once, on its owner, so every GPU gets the same bits. (The kernel that sums a
+// shard, which v3 runs too, is in shard-sum.cuh.)
 static void launch_v2(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     constexpr int THREADS = 256;  // a grid-stride block: eight warps

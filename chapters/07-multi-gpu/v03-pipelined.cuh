@@ -4,7 +4,6 @@
 // while stream 0 sums chunk c (v2's kernel) and stream 2 copies chunk c - 1 out, each waiting
 // only for the events of the chunk it needs. Only the first chunk's copy in and the last chunk's
 // copy out are left outside the overlap.
-
 static void launch_v3(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     constexpr int THREADS = 256;  // a grid-stride block: eight warps
