@@ -36,7 +36,9 @@ import subprocess
 import sys
 import zipfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+from exercises import ROOT, UsageError, chapter_line, find_exercise  # the grader's own
+from scoring import secret_bytes
+
 EXIT_USAGE = 2
 SECRET_FILE = "grade-secret"
 # Fixed timestamps: the same inputs make the same zip, byte for byte.
@@ -45,46 +47,7 @@ CHAPTER_SUFFIXES = (".cu", ".cuh", ".h")
 CHAPTER_FILES = ("chapter.mk", "programs", "gpus")  # what the Makefile and the grader read
 
 
-class UsageError(Exception):
-    pass
-
-
 # ---- the zip ------------------------------------------------------------------------------------
-
-def chapter_line(chapter, name):
-    """The first line of the chapter's file `name` that is not a comment or blank, or None (as
-    the grader and the Makefile read `programs` and `gpus`)."""
-    path = os.path.join(ROOT, "chapters", chapter, name)
-    if not os.path.isfile(path):
-        return None
-    with open(path) as f:
-        return next((l.strip() for l in f if l.strip() and not l.startswith("#")), None)
-
-
-def find_exercise(chapter, exercise):
-    if not chapter or not exercise:
-        raise UsageError("name the exercise: CH=NN-topic EX=name (make exercises lists them)")
-    chapter = os.path.basename(chapter.rstrip("/"))
-    if not re.fullmatch(r"[0-9][0-9]-[a-z0-9-]+", chapter) or \
-            not re.fullmatch(r"[a-z0-9-]+", exercise) or \
-            not os.path.isfile(os.path.join(ROOT, "chapters", chapter, "exercises", exercise,
-                                            "rubric.toml")):
-        raise UsageError(f"no exercise {chapter}/{exercise} (make exercises lists them)")
-    return chapter, exercise
-
-
-def secret_bytes():
-    """The instructor's secret, found where the grader looks: GRADE_SECRET, the file
-    GRADE_SECRET_FILE names, or ~/.config/kernel-ladder/grade-secret. None when there is none."""
-    if os.environ.get("GRADE_SECRET"):
-        return os.environ["GRADE_SECRET"].encode()
-    path = os.environ.get("GRADE_SECRET_FILE") or os.path.expanduser(
-        "~/.config/kernel-ladder/grade-secret")
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            return f.read().strip() or None
-    return None
-
 
 def commit_name(chapter):
     """The commit the zip is made from, as the Makefile's COMMIT names it (-dirty when what is
@@ -279,7 +242,8 @@ report
 
 
 def build(args):
-    chapter, exercise = find_exercise(args.chapter, args.exercise)
+    ex = find_exercise(args.chapter, args.exercise)
+    chapter, exercise = ex.chapter, ex.name
     if not args.dest:
         raise UsageError("say where the zip goes: DEST=<dir>")
     secret = secret_bytes()
