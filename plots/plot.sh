@@ -40,7 +40,7 @@ for res in plots/results/*/; do
             -f plots/select.awk "$csv" >"$rows.sweep"
         # as in the matplotlib figures, variants (v3-e2e, v9-loop) are left to the tables
         for f in "$rows" "$rows.sweep"; do
-            awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;print;next} $c["version"] !~ /^[vc][0-9]+-/' "$f" >"$f.kept" && mv "$f.kept" "$f"
+            awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;print;next} $c["version"] !~ /^[vc][0-9]+[a-w]?-/' "$f" >"$f.kept" && mv "$f.kept" "$f"
         done
         rate=gbps
         awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["gflops"]!=""{f=1} END{exit !f}' "$rows" && rate=gflops

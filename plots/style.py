@@ -24,13 +24,14 @@ BASELINE_LOOKS = [("black", (0, (5, 2))), ("#555555", (0, (1, 1.5))), ("#8a8a8a"
 
 
 def is_ours(tag):
-    """v0, v12, c3 (a rung of a ladder), not memcpy, cublas or v3-e2e (a variant)."""
-    return re.fullmatch(r"[vc]\d+", tag) is not None
+    """v0, v12, v6a, c3 (a rung of a ladder; v6a a sub-step between v6 and v7), not memcpy,
+    cublas or v3-e2e (a variant)."""
+    return re.fullmatch(r"[vc]\d+[a-w]?", tag) is not None
 
 
 def variant_of(tag):
     """'v3-e2e' -> ('v3', 'e2e'), 'v9-4x8-loop' -> ('v9', '4x8-loop'); None for a plain tag."""
-    m = re.fullmatch(r"([vc]\d+)-([\w-]+)", tag)
+    m = re.fullmatch(r"([vc]\d+[a-w]?)-([\w-]+)", tag)
     return (m.group(1), m.group(2)) if m else None
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The ladder of a chapter, read from its version files (chapters/NN-topic/vNN-idea.cuh, one a
 # version; vNNx-name.cuh, an experiment on version NN; a chapter with a second ladder tags it
-# with another letter: 04's counters are cNN-idea.cuh). Each file's first line names it:
+# with another letter: 04's counters are cNN-idea.cuh). A step that needed several ideas is a
+# chain of sub-steps, each a version of its own: v6 -> v6a -> v6b -> v7 (vNNa-idea.cuh; the
+# letters a..w, x being an experiment's). Each file's first line names it:
 # "// ---- v6 regblock ----". Neighbours are neighbours on the same letter's ladder.
 #   ladder.sh ladder CH          each step of the main ladder: tag, idea, file, lines changed
 #                                from the step before; then the experiments, under their version
@@ -9,6 +11,7 @@
 #   ladder.sh sizes CH           "A B changed" for each neighbouring pair (make test reads it)
 # Exit codes: 0, 2 for a bad chapter or tag (one line on stderr).
 set -u
+export LC_ALL=C  # file names sort byte by byte: v06-x < v06a-x < v06x-x < v07-x
 cd "$(dirname "$0")/.."
 . tests/lib.sh
 
@@ -29,7 +32,8 @@ files() {
         [ -n "$title" ] && printf '%s\t%s\n' "$title" "$f"
     done
 }
-main_ladder() { files | awk -F'\t' '$1 ~ /^[a-z][0-9]+$/'; }
+STEP='^[a-z][0-9]+[a-w]?$'  # v6, v6a: a rung of the main ladder (v6-ldg is an experiment)
+main_ladder() { files | awk -F'\t' -v s="$STEP" '$1 ~ s'; }
 letter() { echo "${1:0:1}"; }
 # the file of a tag: the one whose title starts with it, else an experiment's file that names it
 # among several ("v1-maxshared and v7-maxl1: ...")
@@ -56,13 +60,13 @@ ladder)
         printf '  %-5s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "$size"
         prev=$f ptag=$tag
     done < <(main_ladder)
-    if files | awk -F'\t' '$1 !~ /^[a-z][0-9]+$/' | grep -q .; then
+    if files | awk -F'\t' -v s="$STEP" '$1 !~ s' | grep -q .; then
         echo "Experiments, each against the version it varies:"
         while IFS=$'\t' read -r tag idea f; do
             base=$(file_of "${tag%%-*}")
             size=${base:+$(changed "$base" "$f")}
             printf '  %-14s %-28s %-12s %s\n' "$tag" "$(basename "$f")" "${size:-}" "$idea"
-        done < <(files | awk -F'\t' '$1 !~ /^[a-z][0-9]+$/')
+        done < <(files | awk -F'\t' -v s="$STEP" '$1 !~ s')
     fi
     ;;
 sizes)

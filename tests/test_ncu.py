@@ -124,7 +124,7 @@ for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu*.args
         regex = m.group(1) if m else regex
         if (m and int(m.group(2)) < 1) or " -v " not in f" {args} ":
             bad.append(line)
-        elif re.fullmatch(r"v\d+(-[\w-]+)?", version) and not any(re.search(regex, k) for k in kernels):
+        elif re.fullmatch(r"v\d+[a-w]?(-[\w-]+)?", version) and not any(re.search(regex, k) for k in kernels):
             bad.append(line)
     check(not bad and kernels, f"{os.path.basename(args_file)} of {os.path.basename(chapter_dir)}: every line names a "
           f"kernel of the chapter (or a library's) and a version" + (f"; not: {bad}" if bad else ""))
