@@ -1,4 +1,4 @@
-// ---- Hopper's tiles in shared memory (v5 on) ----------------------------------------------------
+// ---- Hopper's tiles in shared memory (v4a on) ---------------------------------------------------
 
 // A ring of STAGES stages, each a BM x BK tile of A and a BN x BK tile of B as the copy engine
 // lays them out (BK = 64: rows of 128 bytes, 128-byte swizzle), and per stage an mbarrier that

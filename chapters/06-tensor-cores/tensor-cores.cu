@@ -14,6 +14,9 @@
 //                  bank conflicts
 //   v4 pipelined   cp.async copies tiles into a ring of three shared buffers: loads in flight
 //                  while the tensor cores work
+//   v4a tma        Hopper's copy engine (TMA) copies whole tiles, swizzled as v3 does, and
+//                  counts their bytes on an mbarrier; ldmatrix and mma.sync as before
+//   v4b deeper     four stages instead of three: three tiles on the way, one block an SM
 //   v5 wgmma       Hopper: TMA copies whole tiles (swizzled by the copy engine) and wgmma, a
 //                  warpgroup-wide MMA, reads its operands straight from shared memory
 //   v6 specialized one warpgroup only loads and two only multiply, handing stages over through
@@ -223,6 +226,8 @@ static void launch_peak(void *problem) {
 #include "v03-swizzled.cuh"
 #include "v04-pipelined.cuh"
 #include "hopper-tiles.cuh"
+#include "v04a-tma.cuh"
+#include "v04b-deeper.cuh"
 #include "v05-wgmma.cuh"
 #include "v06-specialized.cuh"
 #include "v07-wide.cuh"
@@ -239,6 +244,8 @@ static const version versions[] = {
     {"v2", "mma", launch_v2, NEEDS_BF16_MMA},
     {"v3", "swizzled", launch_v3, NEEDS_BF16_MMA},
     {"v4", "pipelined", launch_v4, NEEDS_BF16_MMA},
+    {"v4a", "tma", launch_v4a, NEEDS_SM90A},
+    {"v4b", "deeper", launch_v4b, NEEDS_SM90A},
     {"v5", "wgmma", launch_v5, NEEDS_SM90A},
     {"v6", "specialized", launch_v6, NEEDS_SM90A},
     {"v7", "wide", launch_v7, NEEDS_SM90A},

@@ -1,9 +1,9 @@
 // ---- v5 wgmma -----------------------------------------------------------------------------------
-// Hopper's way in: one thread asks the copy engine (TMA) for a whole 128 x 64 tile with one
-// instruction, and it arrives swizzled, on an mbarrier that counts its bytes; wgmma then has a
-// warpgroup (128 threads) multiply 64 x 128 x 16 at once, reading A and B from shared memory
-// itself: no ldmatrix, no fragments in registers but the accumulators. The block, two
-// warpgroups, keeps four stages of tiles on the way, and refills a stage when both are done.
+// v4b's ring, multiplied by Hopper's warpgroup MMA: one wgmma has a warpgroup (128 threads)
+// multiply 64 x 128 x 16, reading A and B from shared memory itself through descriptors that
+// name the copy engine's swizzle: no ldmatrix, no fragments in registers but the accumulators.
+// The block's 8 warps are now two warpgroups of 64 rows each, and both wait for their wgmma
+// before the stage is refilled.
 
 template <int BM, int BN, int BK, int STAGES>
 __global__ __launch_bounds__(2 * WG) void tc_v5_wgmma(
@@ -21,6 +21,8 @@ __global__ __launch_bounds__(2 * WG) void tc_v5_wgmma(
         mbar_fence_init();
     }
     __syncthreads();  // the barriers exist before anyone uses them
+    // the first STAGES tiles on their way, one stage each; the copy engine zero-fills what lies
+    // past m, n or k, so a partial tile needs no guard
     if (threadIdx.x == 0)
         for (int i = 0; i < STAGES && i < steps; i++) load_stage(s, i, &map_a, &map_b, i, t.r0, t.c0);
     float acc[BN / 2] = {};
