@@ -23,7 +23,7 @@ SECTION = re.compile(r"^// ---- (.+?) -+$")
 MARK = re.compile(r"^\s*// EXERCISE: ([a-z0-9][a-z0-9-]*) (begin|end)\b")
 TABLE_START = re.compile(r"^static const version (\w+)\[\] = \{\s*$")
 ROW = re.compile(r'^\s*\{"([^"]+)", "([^"]*)", (\w+), ([^}]*)\},?\s*$')
-SERVES = re.compile(r"\((v\d+) on\)")
+SERVES = re.compile(r"\((v\d+[a-w]?) on\)")  # "(v5 on)", or a sub-step's "(v4a on)"
 INCLUDE = re.compile(r'^#include [<"]')
 KERNEL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
 
