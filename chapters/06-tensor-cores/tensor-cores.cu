@@ -17,8 +17,8 @@
 //   v4a tma        Hopper's copy engine (TMA) copies whole tiles, swizzled as v3 does, and
 //                  counts their bytes on an mbarrier; ldmatrix and mma.sync as before
 //   v4b deeper     four stages instead of three: three tiles on the way, one block an SM
-//   v5 wgmma       Hopper: TMA copies whole tiles (swizzled by the copy engine) and wgmma, a
-//                  warpgroup-wide MMA, reads its operands straight from shared memory
+//   v5 wgmma       wgmma, Hopper's warpgroup-wide MMA, reads its operands straight from the
+//                  shared tiles that TMA wrote: no ldmatrix, no operand registers
 //   v6 specialized one warpgroup only loads and two only multiply, handing stages over through
 //                  mbarriers; setmaxnreg moves the registers to the warpgroups that multiply
 //   v7 wide        128 x 256 tiles: each A tile serves twice the columns of B
@@ -30,7 +30,7 @@
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v5-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
+// v4a-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
