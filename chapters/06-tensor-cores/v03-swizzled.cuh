@@ -5,7 +5,7 @@
 // different groups of 4 banks. Stores and loads use the same function, so nothing else changes.
 
 // Piece q of row r of a tile with PIECES pieces a row. (It is the pattern Hopper's copy engine
-// calls the 128-byte swizzle, which v5 gets for free.)
+// calls the 128-byte swizzle, which v4a gets for free.)
 template <int PIECES>
 __device__ inline int swizzled(int r, int q) {
     // EXERCISE: swizzled begin
