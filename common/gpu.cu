@@ -82,15 +82,20 @@ void *host_alloc(size_t bytes, const char *what) {
 
 void gpu_poison(void *p, size_t bytes) { CHECK(cudaMemset(p, 0xFF, bytes)); }
 
-timing time_launches(const version *v, void *problem, int warmup, int reps, bool flush_l2) {
-    static void *flush = NULL;  // twice the L2, allocated on first use
+// Overwrites a buffer twice the size of L2 (allocated on first use) on the default stream.
+static void flush_l2_now(int i) {
+    static void *flush = NULL;
     static size_t flush_bytes = 0;
-    if (flush_l2 && !flush) {
+    if (!flush) {
         int l2 = 0;
         CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
         flush_bytes = 2 * (size_t)l2;
         flush = gpu_alloc(flush_bytes, "the L2 flush buffer");
     }
+    CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes));
+}
+
+timing time_launches(const version *v, void *problem, int warmup, int reps, bool flush_l2) {
     for (int i = 0; i < warmup; i++) {
         v->launch(problem);
         CHECK_LAUNCH();
@@ -102,7 +107,7 @@ timing time_launches(const version *v, void *problem, int warmup, int reps, bool
         CHECK(cudaEventCreate(&stop[i]));
     }
     for (int i = 0; i < reps; i++) {
-        if (flush_l2) CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes));
+        if (flush_l2) flush_l2_now(i);
         CHECK(cudaEventRecord(start[i]));
         v->launch(problem);
         CHECK_LAUNCH();
@@ -123,14 +128,49 @@ timing time_launches(const version *v, void *problem, int warmup, int reps, bool
     return t;
 }
 
+timing time_batches(const version *v, void *problem, int warmup, int reps, int batch,
+                    bool flush_l2) {
+    for (int i = 0; i < warmup; i++) {
+        v->launch(problem);
+        CHECK_LAUNCH();
+    }
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    double *ms = (double *)host_alloc(sizeof(double) * reps, "timings");
+    for (int i = 0; i < reps; i++) {
+        if (flush_l2) flush_l2_now(i);
+        CHECK(cudaEventRecord(start));
+        for (int j = 0; j < batch; j++) {
+            v->launch(problem);
+            CHECK_LAUNCH();
+        }
+        CHECK(cudaEventRecord(stop));
+        CHECK(cudaEventSynchronize(stop));
+        float t = 0.0f;
+        CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms[i] = (double)t / batch;
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    timing t = timing_summary(ms, (size_t)reps);
+    free(ms);
+    return t;
+}
+
 void bench_header(const options *o, const env_info *e) {
     printf("%s (chapter %s)  m=%zu n=%zu k=%zu  seed=%llu", o->program, o->chapter, o->m, o->n,
            o->k, (unsigned long long)o->seed);
     if (o->input) printf("  input=%s", o->input);
-    printf("\n%s: sm_%d%d, %d SMs, %d MHz, %.0f MB L2  |  reps=%d warmup=%d%s\n\n", e->gpu,
+    printf("\n%s: sm_%d%d, %d SMs, %d MHz, %.0f MB L2  |  reps=%d warmup=%d%s\n", e->gpu,
            e->cc_major, e->cc_minor, e->sms, e->sm_clock_mhz, e->l2_bytes / 1e6, o->reps,
            o->warmup,
            o->verify ? " (verifying dumped outputs)" : o->check_only ? " (check only)" : "");
+    if (o->batch && !o->check_only && !o->verify)
+        printf("timing: %d %s of %d back-to-back launches, each between one pair of events%s; "
+               "ms is a batch's time / %d\n", o->reps, o->reps == 1 ? "batch" : "batches",
+               o->batch, o->graph ? ", captured in a CUDA graph" : "", o->batch);
+    printf("\n");
 }
 
 // Launches once on a poisoned output and checks the result.
@@ -279,6 +319,11 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
     double ref_ms = NAN;
     for (int i = 0; i < count && !ref_tag; i++)
         if (table[i].flags & KL_BASELINE) ref_tag = table[i].tag;
+    if (o->graph && !b->time_batch) {
+        fprintf(stderr, "%s: --graph: this program cannot capture its launches in a CUDA graph\n",
+                o->program);
+        exit(KL_EXIT_USAGE);
+    }
     report_table_header(stdout, ref_tag ? ref_tag : "baseline");
     int wrong = 0;
     char *inputs[KL_MAX_BUFFERS] = {NULL};  // --check-each: the inputs as they are now
@@ -312,7 +357,10 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
             if (bad) r = again, ok = 0;
             if (o->dump) dump_output(o->dump, b, v->tag, ".timed.out");
         } else if (ok && !o->check_only && !o->verify) {
-            t = time_launches(v, b->problem, o->warmup, o->reps, o->flush_l2);
+            if (!o->batch) t = time_launches(v, b->problem, o->warmup, o->reps, o->flush_l2);
+            else if (b->time_batch)
+                t = b->time_batch(b->problem, v, o->warmup, o->reps, o->batch, o->graph);
+            else t = time_batches(v, b->problem, o->warmup, o->reps, o->batch, o->flush_l2);
             // The output now holds the last timed launch's result: check it again, so a
             // version that goes wrong while being timed cannot report a fast number.
             check_result again;
@@ -345,6 +393,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         row.ok = !checked ? "unchecked" : ok ? "yes" : "no";
         row.extra_name = b->extra_name;
         row.extra_value = (b->extra && ok) ? b->extra(b->problem, row.ms_median) : NAN;
+        row.timing = !o->batch || o->check_each ? "launch" : o->graph ? "graph" : "batch";
         report_table_row(stdout, &row);
         if (o->csv && csv_append(o->csv, &row) != 0) exit(KL_EXIT_USAGE);
         if (!ok) wrong = 1;

@@ -39,6 +39,13 @@ void gpu_poison(void *p, size_t bytes);
 // size of L2 is overwritten before each timed launch, outside its events.
 timing time_launches(const version *v, void *problem, int warmup, int reps, bool flush_l2);
 
+// --batch: `warmup` untimed launches, then `reps` batches of `batch` back-to-back launches, each
+// batch between one pair of events; the times are a batch's divided by `batch`, a launch's time
+// without the gaps an event pair around each launch leaves (the way nccl-tests times). With
+// flush_l2 the L2 is overwritten before each batch, outside its events.
+timing time_batches(const version *v, void *problem, int warmup, int reps, int batch,
+                    bool flush_l2);
+
 #define KL_MAX_BUFFERS 4
 
 // What a chapter tells the loop below about its problem.
@@ -58,6 +65,12 @@ typedef struct {
     // Optional: why version v cannot run on this GPU or this build (NULL when it can). A
     // skipped version prints one line with the reason instead of its row.
     const char *(*skip)(void *problem, const version *v);
+    // Optional: times a batch of `batch` launches of v the chapter's own way, for a chapter
+    // whose launch is more than a stream of kernels (07: the streams of several GPUs forked at
+    // the start of the batch and joined at its end, once, not around every launch); with
+    // `graph`, the batch captured in a CUDA graph. NULL: time_batches, and --graph is refused.
+    timing (*time_batch)(void *problem, const version *v, int warmup, int reps, int batch,
+                         bool graph);
     // Optional, for --check-each (the grader's speed runs): the device buffers that no version
     // may change (its inputs), and scratch buffers that every launch writes before it reads
     // them (poisoned before each timed launch), so that no version can keep a result in either

@@ -73,6 +73,11 @@ void options_usage(const options *o, FILE *out) {
     }
     fprintf(out, "      --check-only   validate every version, time nothing\n");
     fprintf(out, "      --flush-l2     evict the L2 cache before every timed launch\n");
+    fprintf(out, "      --batch N      time N back-to-back launches between one pair of events\n"
+                 "                     (a launch's time = the batch's / N, as nccl-tests times);\n"
+                 "                     without it, a pair of events around each launch\n");
+    fprintf(out, "      --graph        with --batch: capture the batch in a CUDA graph and time\n"
+                 "                     the graph's launch (where the program can capture it)\n");
     fprintf(out, "      --check-each   poison the output before every timed launch, then check it\n"
                  "                     and that the inputs are unchanged (the grader: no launch\n"
                  "                     may skip its work)\n");
@@ -91,7 +96,7 @@ void options_usage(const options *o, FILE *out) {
 
 // Long-only options get codes above the range of characters.
 enum { OPT_REPS = 256, OPT_WARMUP, OPT_SEED, OPT_INPUT, OPT_CHECK_ONLY, OPT_FLUSH_L2, OPT_CSV,
-       OPT_CHECK_EACH, OPT_SAVE, OPT_DUMP, OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
+       OPT_CHECK_EACH, OPT_BATCH, OPT_GRAPH, OPT_SAVE, OPT_DUMP, OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
 
 int options_parse(options *o, int argc, char **argv) {
     static const struct option longs[] = {
@@ -101,6 +106,7 @@ int options_parse(options *o, int argc, char **argv) {
         {"check-only", no_argument, NULL, OPT_CHECK_ONLY},
         {"flush-l2", no_argument, NULL, OPT_FLUSH_L2}, {"csv", required_argument, NULL, OPT_CSV},
         {"check-each", no_argument, NULL, OPT_CHECK_EACH},
+        {"batch", required_argument, NULL, OPT_BATCH}, {"graph", no_argument, NULL, OPT_GRAPH},
         {"save", required_argument, NULL, OPT_SAVE}, {"dump", required_argument, NULL, OPT_DUMP},
         {"verify", required_argument, NULL, OPT_VERIFY}, {"list", no_argument, NULL, OPT_LIST},
         {"self-test", no_argument, NULL, OPT_SELF_TEST}, {"help", no_argument, NULL, 'h'},
@@ -156,6 +162,11 @@ int options_parse(options *o, int argc, char **argv) {
         case OPT_CHECK_ONLY: o->check_only = true; break;
         case OPT_FLUSH_L2: o->flush_l2 = true; break;
         case OPT_CHECK_EACH: o->check_each = true; break;
+        case OPT_BATCH:
+            rc = parse_count(o->program, "--batch", optarg, 1000000, &v);
+            o->batch = (int)v;
+            break;
+        case OPT_GRAPH: o->graph = true; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_SAVE: o->save = optarg; break;
         case OPT_DUMP: o->dump = optarg; break;
@@ -175,6 +186,15 @@ int options_parse(options *o, int argc, char **argv) {
     }
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", o->program, argv[optind]);
+        return KL_EXIT_USAGE;
+    }
+    if (o->graph && !o->batch) {
+        fprintf(stderr, "%s: --graph captures a batch: give --batch N too\n", o->program);
+        return KL_EXIT_USAGE;
+    }
+    if (o->batch && o->check_each) {
+        fprintf(stderr, "%s: --batch and --check-each: the grader checks every launch, which a "
+                "batch does not; give one of the two\n", o->program);
         return KL_EXIT_USAGE;
     }
     if (o->dump && o->verify) {

@@ -43,6 +43,11 @@ typedef struct {
     bool check_only;               // validate, do not time
     bool flush_l2;                 // evict L2 before every timed launch
     bool check_each;               // poison before, check after every timed launch (grading)
+    int batch;                     // --batch N: time N back-to-back launches between one pair
+                                   // of events (a launch's time = the batch's / N); 0: an
+                                   // event pair around each launch
+    bool graph;                    // --graph: that batch captured in a CUDA graph, the graph's
+                                   // launch timed (programs that can capture their launches)
     bool list;                     // print the version table and exit
     bool self_test;                // test the CPU reference and exit; needs no GPU
     const char *csv;               // append results here

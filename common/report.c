@@ -55,7 +55,7 @@ void csv_write_row(FILE *f, const result_row *r) {
     field(f, r->max_rel_err); fputc(',', f);
     fprintf(f, "%s,%s,", r->ok, r->extra_name ? r->extra_name : "");
     if (r->extra_name) field(f, r->extra_value);
-    fputc('\n', f);
+    fprintf(f, ",%s\n", r->timing ? r->timing : "launch");
 }
 
 int csv_append(const char *path, const result_row *r) {

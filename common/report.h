@@ -23,12 +23,16 @@ typedef struct {
     const char *ok;           // "yes", "no" or "unchecked"
     const char *extra_name;   // one chapter-specific figure, e.g. "ops_per_clock", or NULL
     double extra_value;
+    const char *timing;       // how the times were taken: "launch" (an event pair around each
+                              // launch; NULL writes it too), "batch" (a batch of launches between
+                              // one pair of events, time = batch / count) or "graph" (that batch
+                              // captured in a CUDA graph); a launch's time in every case
 } result_row;
 
 // The CSV columns, in order. Every chapter writes exactly these; plots read them by name.
 #define KL_CSV_HEADER                                                                      \
     "chapter,version,idea,input,m,n,k,reps,ms_median,ms_min,ms_max,gbps,gflops,"           \
-    "pct_of_baseline,max_rel_err,ok,extra_name,extra_value"
+    "pct_of_baseline,max_rel_err,ok,extra_name,extra_value,timing"
 
 // The machine and build a results file came from; written beside it as NAME.env.csv.
 typedef struct {

@@ -86,16 +86,31 @@ def _headline_file(chapter):
         return parse_filters(f.read().split())
 
 
+def timing_of(row):
+    """How a row was timed (the timing column): 'launch' (an event pair around each launch, and
+    every row written before the column existed), 'batch' or 'graph'."""
+    return row.get("timing") or "launch"
+
+
+def one_timing(rows):
+    """Where a chapter timed the same launches several ways (07: per launch, in batches, in a CUDA
+    graph), the figures show one of them: the batches where there are any (the way nccl-tests
+    times), else the launches; the tables name the others."""
+    keep = "batch" if any(timing_of(r) == "batch" for r in rows) else "launch"
+    return [r for r in rows if timing_of(r) == keep]
+
+
 def sweep_rows(chapter, rows):
-    """The rows of a size sweep: the headline's filters other than the sizes."""
+    """The rows of a size sweep: the headline's filters other than the sizes, one timing."""
     keep = {k: v for k, v in headline_filters(chapter).items() if k not in ("m", "n", "k")}
-    return [r for r in rows if matches(r, keep)]
+    return one_timing([r for r in rows if matches(r, keep)])
 
 
 def headline(chapter, rows):
     """The rows a chapter's bar chart shows: those matching its headline filters; without
     them, the largest size measured."""
     filters = headline_filters(chapter)
+    rows = one_timing(rows)
     if filters:
         return [r for r in rows if matches(r, filters)]
     if not rows:

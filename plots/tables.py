@@ -28,7 +28,7 @@ import re
 import sys
 
 from common import (ROOT, UNITS, also_baseline, headline, matches, num, parse_filters, rate_column,
-                    read_csv)
+                    read_csv, timing_of)
 
 TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
 RESULT = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- result (\S+) (.*?) (\S+) -->)")
@@ -46,8 +46,8 @@ def pct_of(row, tag, rows):
     """row's rate as a % of the rate of baseline `tag` at the same sizes and input, or None."""
     rate = rate_column(rows, row["chapter"])
     same = ("m", "n", "k", "input")
-    base = next((r for r in rows if r["version"] == tag and all(r.get(c) == row.get(c) for c in same)),
-                None)
+    base = next((r for r in rows if r["version"] == tag and all(r.get(c) == row.get(c) for c in same)
+                 and timing_of(r) == timing_of(row)), None)
     if not rate or base is None or not num(base, rate) or num(row, rate) is None:
         return None
     return 100.0 * num(row, rate) / num(base, rate)

@@ -254,7 +254,7 @@ static void test_writers(const char *dir) {
     result_row r = {"99-test", "v1", "tiled", NULL, 3, 4, 1, 10, 1.5, 1.0, 2.0, 100.0, NAN, 50.0, 0.0, "yes", NULL, NAN};
     expect(csv_append(path, &r) == 0 && csv_append(path, &r) == 0, "csv: appended twice");
     b = slurp(path, &len);
-    const char *row = "99-test,v1,tiled,,3,4,1,10,1.5,1,2,100,,50,0,yes,,\n";
+    const char *row = "99-test,v1,tiled,,3,4,1,10,1.5,1,2,100,,50,0,yes,,,launch\n";
     char want[1024];
     snprintf(want, sizeof want, "%s\n%s%s", KL_CSV_HEADER, row, row);
     expect(b && strcmp(b, want) == 0, "csv: header once, exact rows");

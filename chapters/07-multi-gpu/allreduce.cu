@@ -18,6 +18,8 @@
 //
 // Build and run:   make build/allreduce && build/allreduce       (n = 2^28 floats, 1 GiB a GPU)
 //                  build/allreduce -n 1000003 -v v3,v5 --reps 50
+//                  build/allreduce -n 1024 --batch 200           (a batch of calls between one
+//                  build/allreduce -n 1024 --batch 200 --graph    pair of events; in a CUDA graph)
 //                  build/allreduce --input int | --list | --help | --check-only | --self-test
 // It needs two or more GPUs; with one it says so and exits 0, with none it exits 3.
 #include <float.h>
@@ -66,6 +68,8 @@ static const char *const inputs[] = {"random", "int", NULL};
 enum {
     NEEDS_ALL_PEERS = 4u,   // every GPU loads from and stores to every other GPU's memory
     NEEDS_RING_PEERS = 8u,  // GPU g reaches GPU g - 1 (it loads) and GPU g + 1 (it sets a flag)
+    CAPTURES = 16u,         // its calls can be captured in a CUDA graph (--graph); the others
+                            // are skipped there, with the reason (no_graph_why)
 };
 
 // The problem every version sees. Pointers are per GPU: x[g] lives on GPU g.
@@ -83,6 +87,10 @@ typedef struct {
     unsigned long long *failure[MAX_GPUS];       // 4 words: a wait that timed out says so here
     cudaStream_t stream[MAX_GPUS][STREAMS];
     cudaEvent_t go;                                // recorded on GPU 0 when a launch begins
+    cudaStream_t origin;           // on GPU 0: where a batch's events go (--batch, --graph)
+    bool in_batch;                 // launches are being enqueued back to back (a batch)
+    int calls;                     // of the batch, those that ended with join_streams
+    bool graph;                    // --graph: versions that cannot be captured are skipped
     cudaEvent_t done[MAX_GPUS][STREAMS];           // each stream's end of a launch
     cudaEvent_t ev[MAX_GPUS][EVENTS];
     ncclComm_t comm[MAX_GPUS];
@@ -132,17 +140,28 @@ static double busbw_factor(int gpus) { return 2.0 * (gpus - 1) / gpus; }
 // start event. It ends with each GPU's side streams joined into its stream 0, each stream 0
 // recording `done`, and GPU 0's default stream waiting for every `done`: the stop event, recorded
 // next by the harness, comes after the last GPU's last operation. This also orders launches: the
-// next one cannot begin on any GPU before this one has ended on all of them.
-static void fork_streams(allreduce_problem *p) {
+// next one cannot begin on any GPU before this one has ended on all of them, which v1 to v5 rely
+// on (each reads memory that another GPU's next call would write).
+//
+// A batch (--batch N, time_batch below) is timed with one pair of events around N launches on
+// the stream `origin`: it forks every stream from there once, before the first launch, and joins
+// them there once, after the last. Inside a batch, fork_streams orders a launch after the one
+// before on every GPU (every stream of every GPU waits for every GPU's `done` of that launch) and
+// join_streams joins each GPU's side streams into its stream 0: the host still orders the calls
+// of v1 to v5, with about as many calls into CUDA as a fork and a join. NCCL orders its calls
+// on the GPUs itself and uses fork_unless_batched and join_unless_batched: in a batch the host
+// does nothing between its calls.
+static void fork_from(allreduce_problem *p, cudaStream_t origin) {
     CHECK(cudaSetDevice(0));
-    CHECK(cudaEventRecord(p->go, 0));
+    CHECK(cudaEventRecord(p->go, origin));
     for (int g = 0; g < p->gpus; g++) {
         CHECK(cudaSetDevice(g));
         for (int s = 0; s < STREAMS; s++) CHECK(cudaStreamWaitEvent(p->stream[g][s], p->go, 0));
     }
 }
 
-static void join_streams(allreduce_problem *p) {
+// Each GPU's side streams into its stream 0, which records done[g][0].
+static void join_each_gpu(allreduce_problem *p) {
     for (int g = 0; g < p->gpus; g++) {
         CHECK(cudaSetDevice(g));
         for (int s = 1; s < STREAMS; s++) {
@@ -151,8 +170,39 @@ static void join_streams(allreduce_problem *p) {
         }
         CHECK(cudaEventRecord(p->done[g][0], p->stream[g][0]));
     }
+}
+
+static void join_into(allreduce_problem *p, cudaStream_t origin) {
     CHECK(cudaSetDevice(0));  // the harness works on GPU 0
-    for (int g = 0; g < p->gpus; g++) CHECK(cudaStreamWaitEvent(0, p->done[g][0], 0));
+    for (int g = 0; g < p->gpus; g++) CHECK(cudaStreamWaitEvent(origin, p->done[g][0], 0));
+}
+
+static void fork_streams(allreduce_problem *p) {
+    if (!p->in_batch) {
+        fork_from(p, 0);
+        return;
+    }
+    if (p->calls == 0) return;  // the first of a batch: the batch's fork has ordered it
+    for (int g = 0; g < p->gpus; g++) {  // after every GPU's end of the launch before
+        CHECK(cudaSetDevice(g));
+        for (int s = 0; s < STREAMS; s++)
+            for (int h = 0; h < p->gpus; h++)
+                if (h != g || s != 0) CHECK(cudaStreamWaitEvent(p->stream[g][s], p->done[h][0], 0));
+    }
+}
+
+static void join_streams(allreduce_problem *p) {
+    join_each_gpu(p);
+    if (p->in_batch) p->calls++;
+    else join_into(p, 0);
+}
+
+static void fork_unless_batched(allreduce_problem *p) {
+    if (!p->in_batch) fork_streams(p);
+}
+
+static void join_unless_batched(allreduce_problem *p) {
+    if (!p->in_batch) join_streams(p);
 }
 
 // Blocks of `threads` for a grid-stride loop over `count` items: enough to fill GPU 0 once, at
@@ -177,13 +227,13 @@ static void nccl_check(ncclResult_t r, const char *call, const char *file, int l
 
 static void launch_nccl(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
-    fork_streams(p);
+    fork_unless_batched(p);  // NCCL orders its calls on the GPUs
     CHECK_NCCL(ncclGroupStart());
     for (int g = 0; g < p->gpus; g++)
         CHECK_NCCL(ncclAllReduce(p->x[g], p->out[g], p->n, ncclFloat, ncclSum, p->comm[g],
                                  p->stream[g][0]));
     CHECK_NCCL(ncclGroupEnd());
-    join_streams(p);
+    join_unless_batched(p);
 }
 
 #include "v00-host.cuh"
@@ -198,7 +248,7 @@ static void launch_nccl(void *problem) {
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
-    {"nccl", "AllReduce", launch_nccl, KL_BASELINE},
+    {"nccl", "AllReduce", launch_nccl, KL_BASELINE | CAPTURES},
     {"v0", "host", launch_v0, 0},
     {"v1", "naive", launch_v1, 0},
     {"v2", "shards", launch_v2, 0},
@@ -261,6 +311,81 @@ static void allreduce_save(void *problem, const char *dir, const char *tag) {
 static double allreduce_busbw(void *problem, double ms) {
     allreduce_problem *p = (allreduce_problem *)problem;
     return p->n * sizeof(float) / (ms * 1e-3) / 1e9 * busbw_factor(p->gpus);
+}
+
+// ---- timing a batch of calls (--batch N, --graph) -----------------------------------------------
+
+// Why version v cannot be captured in a CUDA graph, or NULL when it can.
+static const char *no_graph_why(const allreduce_problem *p, const version *v) {
+    (void)p;  // (a version whose answer depends on the size will need it)
+    if (v->flags & CAPTURES) return NULL;
+    if (v->launch == launch_v0) return "its launch waits on the host for the copies down";
+    if (v->launch == launch_v4 || v->launch == launch_v5)
+        return "its kernels take a count kept on the host (v4's epoch, v5's base), which a "
+               "graph would replay unchanged";
+    return "cudaMemcpyPeerAsync cannot be captured";
+}
+
+static const char *allreduce_skip(void *problem, const version *v) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    return p->graph ? no_graph_why(p, v) : NULL;
+}
+
+// `count` launches of v back to back, forked from `origin` once and joined into it once.
+static void enqueue_batch(allreduce_problem *p, const version *v, int count) {
+    fork_from(p, p->origin);
+    p->in_batch = true, p->calls = 0;
+    for (int i = 0; i < count; i++) {
+        v->launch(p);
+        CHECK_LAUNCH();
+    }
+    p->in_batch = false;
+    join_each_gpu(p);
+    join_into(p, p->origin);
+}
+
+// The harness's time_batch: a batch between one pair of events on `origin`, as nccl-tests
+// times (the per-call time is the batch's / batch). With graph, the batch is captured once into
+// a CUDA graph and each timed batch is one launch of it: no host work at all between calls.
+// Warm-up: `warmup` calls as a batch (with graph: one launch of the graph).
+static timing allreduce_time_batch(void *problem, const version *v, int warmup, int reps,
+                                   int batch, bool graph) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    cudaGraphExec_t exec = NULL;
+    if (graph) {
+        cudaGraph_t captured;
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaStreamBeginCapture(p->origin, cudaStreamCaptureModeThreadLocal));
+        enqueue_batch(p, v, batch);
+        CHECK(cudaStreamEndCapture(p->origin, &captured));
+        CHECK(cudaGraphInstantiate(&exec, captured, 0));
+        CHECK(cudaGraphDestroy(captured));
+        CHECK(cudaGraphLaunch(exec, p->origin));
+    } else if (warmup > 0) {
+        enqueue_batch(p, v, warmup);
+    }
+    CHECK(cudaSetDevice(0));
+    cudaEvent_t start, stop;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&stop));
+    double *ms = (double *)host_alloc(sizeof(double) * reps, "timings");
+    for (int i = 0; i < reps; i++) {
+        CHECK(cudaEventRecord(start, p->origin));
+        if (graph) CHECK(cudaGraphLaunch(exec, p->origin));
+        else enqueue_batch(p, v, batch);
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaEventRecord(stop, p->origin));
+        CHECK(cudaEventSynchronize(stop));
+        float t = 0.0f;
+        CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms[i] = (double)t / batch;
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(stop));
+    if (exec) CHECK(cudaGraphExecDestroy(exec));
+    timing t = timing_summary(ms, (size_t)reps);
+    free(ms);
+    return t;
 }
 
 // ---- the self-test of the CPU side (no GPU) -----------------------------------------------------
@@ -468,6 +593,7 @@ static void allocate(allreduce_problem *p) {
     }
     CHECK(cudaSetDevice(0));
     CHECK(cudaEventCreateWithFlags(&p->go, cudaEventDisableTiming));
+    CHECK(cudaStreamCreateWithFlags(&p->origin, cudaStreamNonBlocking));
     p->gathered = (float *)gpu_alloc(size_mul((size_t)G, bytes), "every GPU's result");
     CHECK(cudaHostAlloc(&p->host_sum, bytes, cudaHostAllocPortable));
     p->want = (float *)host_alloc(bytes, "the reference");
@@ -511,6 +637,7 @@ static void release(allreduce_problem *p) {
     }
     CHECK(cudaSetDevice(0));
     CHECK(cudaEventDestroy(p->go));
+    CHECK(cudaStreamDestroy(p->origin));
     CHECK(cudaFree(p->gathered));
     CHECK(cudaFreeHost(p->host_sum));
     free(p->want);
@@ -555,6 +682,7 @@ int main(int argc, char **argv) {
     p.n = o.n;
     p.sms = env.sms, p.sm_threads = env.sm_threads;
     p.verifying = o.verify != NULL;
+    p.graph = o.graph;
     bench_header(&o, &env);
     int version_major = 0;
     CHECK_NCCL(ncclGetVersion(&version_major));
@@ -588,6 +716,8 @@ int main(int argc, char **argv) {
     b.save = allreduce_save;
     b.extra_name = "busbw_gbps";
     b.extra = allreduce_busbw;
+    b.skip = allreduce_skip;
+    b.time_batch = allreduce_time_batch;
     int rc = bench_run(&o, &env, &b, versions, selected, VERSION_COUNT);
     release(&p);
     return rc;
