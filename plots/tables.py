@@ -305,6 +305,12 @@ def render_summary(gpu):
         chapter = os.path.basename(d)
         csv_path = os.path.join(ROOT, "plots", "results", gpu, chapter + ".csv")
         link = f"[{chapter}](chapters/{chapter}/)"
+        on = ""  # a multi-GPU chapter's results sit under <count>x-<gpu>/: the most GPUs it ran on
+        multi = sorted(glob.glob(os.path.join(ROOT, "plots", "results", f"*x-{gpu}", chapter + ".csv")),
+                       key=lambda p: int(os.path.basename(os.path.dirname(p)).split("x-")[0]))
+        if not os.path.exists(csv_path) and multi:
+            csv_path = multi[-1]
+            on = f" on {os.path.basename(os.path.dirname(csv_path)).split('x-')[0]} GPUs"
         if not os.path.exists(csv_path):
             lines.append(f"| {link} | {lesson(d)} | - | - | - | - |")
             continue
@@ -334,7 +340,7 @@ def render_summary(gpu):
         if also and pct_of(best, also, every) is not None:
             pct += f", {pct_of(best, also, every):.1f}% of {also}"
         unit = UNITS[rate].split(" ")[0]
-        lines.append(f'| {link} | {lesson(d)} | {pretty_size(best)} | {best["version"]} {best["idea"]} | '
+        lines.append(f'| {link} | {lesson(d)} | {pretty_size(best)}{on} | {best["version"]} {best["idea"]} | '
                      f'{num(best, rate):,.0f} {unit} | {pct} |')
     return "\n".join(lines) + "\n"
 
