@@ -26,6 +26,8 @@
 //                  tile's stores
 //   v9 grouped     the tiles are walked down bands of 16 tile rows instead of along rows of C:
 //                  the blocks at work at one time share their tiles of A and B through L2
+//   v2-staged      an experiment: v2 with v1's stores through shared memory, to measure v2's
+//                  two changes (mma.sync, stores from registers) apart
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
@@ -223,6 +225,7 @@ static void launch_peak(void *problem) {
 #include "v01-tiled.cuh"
 #include "warp-tile.cuh"
 #include "v02-mma.cuh"
+#include "v02x-staged.cuh"
 #include "v03-swizzled.cuh"
 #include "v04-pipelined.cuh"
 #include "hopper-tiles.cuh"
@@ -239,6 +242,7 @@ static void launch_peak(void *problem) {
 static const version versions[] = {
     {"cublas", "cublas", launch_cublas, KL_BASELINE | NEEDS_BF16_MMA},
     {"peak", "wgmma-peak", launch_peak, KL_BASELINE | KL_UNCHECKED | NEEDS_SM90A},
+    // the ladder
     {"v0", "wmma", launch_v0, NEEDS_BF16_MMA},
     {"v1", "tiled", launch_v1, NEEDS_BF16_MMA},
     {"v2", "mma", launch_v2, NEEDS_BF16_MMA},
@@ -251,6 +255,8 @@ static const version versions[] = {
     {"v7", "wide", launch_v7, NEEDS_SM90A},
     {"v8", "persistent", launch_v8, NEEDS_SM90A},
     {"v9", "grouped", launch_v9, NEEDS_SM90A},
+    // experiments on v2: its stores from registers undone (v1's way to C, through shared memory)
+    {"v2-staged", "staged", launch_v2_staged, NEEDS_BF16_MMA},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
