@@ -9,12 +9,18 @@
 //   v2 tiled      32 x 32 tiles of A and B staged in shared memory and reused 32 times
 //   v3 prefetch   the next tile is loaded into registers while the current one is used
 //   v4 unrolled   the inner loop over the tile unrolled: no counter, constant offsets, wide loads
-//   v5 granular   each thread computes 8 results down a column: one B value serves 8 FMAs
+//   v4a coarsened each thread computes 8 results down a column: one B value serves 8 FMAs
+//   v5 granular   a 64 x 64 tile, 8 deep, for 512 threads: a copied value serves 64 FMAs, not 32
 //   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
-//   v7 vectorized 16-byte read-only global loads, A stored transposed and padded, 16-byte shared loads
+//   v6a readonly  global loads through the read-only path (const __restrict__, __ldg)
+//   v6b wide      16-byte global loads and stores
+//   v6c transposed A stored transposed in shared memory: a thread's A values in 16-byte loads
+//   v6d padded    the transposed tile's rows padded: the transposing stores hit different banks
+//   v7 vectorized two blocks an SM, which the registers freed by v6a-v6d allow
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
-//   v10 tuned     the same kernel with the tile shape chosen for this GPU
+//   v9a bigtile   the same kernel on a 128 x 256 tile, 16 deep, chosen for this GPU (3 stages)
+//   v10 tuned     a ring of 4 stages instead of 3
 //   v11 serpentine the FMAs of a step in serpentine order: odd rows run right to left
 //   v12 tallwarps warps of 128 x 32 instead of 64 x 64: each thread a 16 x 8 block
 //   v13 streamk   the tiles of the last, partial wave cut along k and shared by all the SMs
@@ -22,7 +28,6 @@
 //   v15 splitk    each tile's k steps cut into runs when there are too few tiles for the GPU
 //   v1-maxshared and v7-maxl1   an experiment: v1 and v7 asking for the other L1/shared split
 //   v6-noprefetch an experiment: v6 without v3's prefetch, to measure its registers and its gain
-//   v7-ldg to v7-padded   an experiment: v7's changes one at a time (v7-wide, v7-transposed)
 //   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //   v17 padded    B copied into rows that start on 16 bytes when n is not a multiple of 4
 //   v18 strip     the last few columns of C, which fill a column of tiles, done as a product apart
@@ -253,16 +258,21 @@ static void launch_peak(void *problem) {
 #include "v02-tiled.cuh"
 #include "v03-prefetch.cuh"
 #include "v04-unrolled.cuh"
+#include "v04a-coarsened.cuh"
 #include "v05-granular.cuh"
 #include "v06-regblock.cuh"
 #include "v06x-noprefetch.cuh"
+#include "v06a-readonly.cuh"
 #include "vectors.cuh"
+#include "v06b-wide.cuh"
+#include "v06c-transposed.cuh"
+#include "v06d-padded.cuh"
 #include "v07-vectorized.cuh"
-#include "v07x-ldg.cuh"
 #include "v07x-maxl1.cuh"
 #include "v08-warptiled.cuh"
 #include "async.cuh"
 #include "v09-async.cuh"
+#include "v09a-bigtile.cuh"
 #include "v10-tuned.cuh"
 #include "v11-serpentine.cuh"
 #include "v12-tallwarps.cuh"
@@ -294,11 +304,17 @@ static const version versions[] = {
     {"v2", "tiled", launch_v2, 0},
     {"v3", "prefetch", launch_v3, 0},
     {"v4", "unrolled", launch_v4, 0},
+    {"v4a", "coarsened", launch_v4a, 0},
     {"v5", "granular", launch_v5, 0},
     {"v6", "regblock", launch_v6, 0},
+    {"v6a", "readonly", launch_v6a, 0},
+    {"v6b", "wide", launch_v6b, 0},
+    {"v6c", "transposed", launch_v6c, 0},
+    {"v6d", "padded", launch_v6d, 0},
     {"v7", "vectorized", launch_v7, 0},
     {"v8", "warptiled", launch_v8, 0},
     {"v9", "async", launch_v9, 0},
+    {"v9a", "bigtile", launch_v9a, 0},
     {"v10", "tuned", launch_v10, 0},
     {"v11", "serpentine", launch_v11, 0},
     {"v12", "tallwarps", launch_v12, 0},
@@ -317,12 +333,8 @@ static const version versions[] = {
 #endif
     // experiments on v6: what its prefetch costs and buys
     {"v6-noprefetch", "no-prefetch", launch_v6_noprefetch, 0},
-    // experiments on v7: its changes one at a time, and (FP32 build) the carveout
-    {"v7-ldg", "read-only", launch_v7_ldg, 0},
-    {"v7-wide", "16-byte", launch_v7_wide, 0},
-    {"v7-transposed", "a-transposed", launch_v7_transposed, 0},
-    {"v7-padded", "a-padded", launch_v7_padded, 0},
 #ifndef MATMUL_FP64
+    // experiments on v7: the carveout (FP32 build), all of L1 asked for
     {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
 #endif
     // dispatchers: each runs one of the kernels above, chosen from the shape
@@ -594,7 +606,7 @@ int main(int argc, char **argv) {
         if (npy_save(o.save, "b", NPY_REAL, sb, 2, p.host_b) != 0) return KL_EXIT_USAGE;
     }
     if (p.k % VEC != 0 || p.n % VEC != 0)
-        printf("note: k or n is not a multiple of %d, so v7-v10 load A or B element by "
+        printf("note: k or n is not a multiple of %d, so v6b-v10 load A or B element by "
                "element\n\n", VEC);
     CHECK_CUBLAS(cublasCreate(&p.handle));
 

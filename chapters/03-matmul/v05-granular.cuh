@@ -1,9 +1,8 @@
 // ---- v5 granular --------------------------------------------------------------------------------
-// Each thread now computes TM results down one column instead of one: per kk it loads one B
-// value and reuses it for TM FMAs, and the A values are broadcasts shared by the warp, so the
-// shared loads per FMA drop from 2 to 1 + 1/TM as written (the compiler merges A's loads into
-// 16-byte ones, in v4 too). The tile changes with it, a second change: 64 x 64 results, BK deep,
-// for 512 threads, so that each thread still copies one element of A and one of B a tile.
+// v4a's TM results a thread, on a larger tile: 64 x 64 results, BK = 8 deep, for 512 threads.
+// A value copied into shared memory now serves 64 FMAs instead of 32, so the global loads per
+// FMA halve, and each thread copies one element of A and one of B a tile (v4a: TM of each).
+// Shallower tiles keep the shared memory small: 4 KiB where v4a's took 8.
 template <int BM, int BN, int BK, int TM>
 __global__ void __launch_bounds__(BM * BN / TM, 1)
 matmul_v5_granular(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {

@@ -1,11 +1,9 @@
 // ---- v7 vectorized ------------------------------------------------------------------------------
-// Four changes to how data moves, none to the arithmetic: 16-byte global loads (LDG.128) through
-// the read-only path; A stored transposed, as[kk][row], so that a thread's TM values of A for one
-// k step come in 16-byte shared loads like B's; PAD columns of padding, so that the transposing
-// stores of a warp fall in 32 different banks; and two blocks an SM (__launch_bounds__), which
-// the registers these free allow. The v7-ldg .. v7-padded rows make them one at a time.
-// A 16-byte load needs rows that start on 16 bytes: k (for A) and n (for B and C) multiples of
-// VEC. Other shapes take the template's element-by-element path, with the same tiles.
+// v6d's data movement, and two blocks an SM (MIN_BLOCKS in __launch_bounds__), which the
+// registers that v6a to v6d freed allow: the compiler holds a thread to 128 registers, and one
+// block's FMAs run while the other waits at its barrier. The kernel is written in vectors
+// (a_next[A_VECS]) where v6b-v6d keep v6's arrays of elements, and loads B's fragment with
+// load_frag: the same accesses, in the form v8 and the versions after it build on.
 template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS, bool VA, bool VB>
 __global__ void __launch_bounds__(BM / TM * BN / TN, MIN_BLOCKS)
 matmul_v7_vectorized(const real *__restrict__ a, const real *__restrict__ b,

@@ -1,7 +1,8 @@
-// ---- 16-byte loads and stores (v7 on) -----------------------------------------------------------
-// What v7 and the versions after it move 16 bytes at a time: VEC elements of a row of A or B
-// into a vector (load_vec), a thread's fragment from shared memory into registers (load_frag),
-// and its results into C (store_row) and back (load_row, v13).
+// ---- 16-byte loads and stores (v6b on) ----------------------------------------------------------
+// What v6b and the versions after it move 16 bytes at a time: VEC elements of a row of A or B
+// into a vector (load_vec), a thread's share of a tile into registers (load_vecs, v6b to v6d), a
+// thread's fragment from shared memory into registers (load_frag), and its results into C
+// (store_row) and back (load_row, v13).
 
 // VEC elements of row r of a rows x cols matrix from column c (a multiple of VEC), zero where
 // outside. ALIGNED: cols % VEC == 0, so the vector is wholly inside or wholly outside.
@@ -20,6 +21,28 @@ __device__ __forceinline__ vec load_vec(const real *__restrict__ x, size_t r, si
             e[i] = (r < rows && c + i < cols) ? __ldg(&x[r * cols + c + i]) : (real)0;
     }
     return v;
+}
+
+// The tile at k0: this thread's vectors e = tid + i * RB_THREADS, the VEC elements from element
+// VEC e, into a_next[VEC i ..] and b_next[VEC i ..]. A warp reads 16 rows x 32 bytes of A and
+// 512 contiguous bytes of a row of B. (v6b to v6d.)
+template <int BN, int BK, int RB_THREADS, int A_VECS, int B_VECS, bool VA, bool VB>
+__device__ __forceinline__ void load_vecs(real *a_next, real *b_next, const real *__restrict__ a,
+                                          const real *__restrict__ b, tile_origin t, size_t k0,
+                                          size_t m, size_t n, size_t k) {
+    int tid = threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < A_VECS; i++) {
+        int e = tid + i * RB_THREADS;
+        *(vec *)&a_next[i * VEC] =
+            load_vec<VA>(a, t.r0 + e / (BK / VEC), k0 + e % (BK / VEC) * VEC, m, k);
+    }
+#pragma unroll
+    for (int i = 0; i < B_VECS; i++) {
+        int e = tid + i * RB_THREADS;
+        *(vec *)&b_next[i * VEC] =
+            load_vec<VB>(b, k0 + e / (BN / VEC), t.c0 + e % (BN / VEC) * VEC, k, n);
+    }
 }
 
 // TM or TN contiguous elements of a shared-memory row into registers, 16 bytes at a time.
