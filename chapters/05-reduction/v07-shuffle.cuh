@@ -1,9 +1,8 @@
 // ---- v7 shuffle ---------------------------------------------------------------------------------
 
-// Two changes to v6's plan. Loads of 16 bytes: a float4 a thread, 512 contiguous bytes a warp,
-// a quarter of the load instructions. And the tree moves into registers: block_sum (in
-// block-sum.cuh) sums each warp with five shuffles, no shared memory and no barrier; shared
-// memory holds only the eight warp sums, and one __syncthreads() remains.
+// v6a's kernel with the tree moved into registers: block_sum (in block-sum.cuh) sums each warp
+// with five shuffles, no shared memory and no barrier. Shared memory holds only the eight warp
+// sums, and one __syncthreads() remains of v6a's three (at 256 threads), and no __syncwarp().
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
     reduction_v7_shuffle(const float *__restrict__ in, float *__restrict__ out, size_t count) {
@@ -11,7 +10,7 @@ __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
     const float4 *in4 = (const float4 *)in;
     size_t count4 = count / 4;                           // whole float4s
     size_t first = (size_t)blockIdx.x * BLOCK + threadIdx.x;
-    size_t stride = (size_t)gridDim.x * BLOCK;
+    size_t stride = (size_t)gridDim.x * BLOCK;  // the whole grid's threads
     float v = 0.0f;
     for (size_t i = first; i < count4; i += stride) {  // i: consecutive float4s across the warp
         float4 q = in4[i];
