@@ -15,11 +15,13 @@
 //   c9 bitwise    atomicAnd, atomicOr, atomicXor, a third each, on separate bit fields
 //   c10 tickets   c1 keeping what atomicAdd returns: every update gets a different ticket
 //   c11 exchange  atomicExch, keeping what it returns: the values handed on form one chain
+//   c4-int        an experiment: c4's loop on c8's integer keys, the key change of c4 -> c8 alone
 // Part 2, a histogram of n bytes into 256 bins:
 //   cub         (baseline) cub::DeviceHistogram::HistogramEven
 //   v0 global     one global atomicAdd per byte
 //   v1 privatized each block counts into its own shared-memory histogram, merged at the end
-//   v2 warps      one sub-histogram per warp, and 16-byte loads of 16 bytes per thread
+//   v1a vectorized 16-byte loads: a uint4 a thread, 1/16 of the load instructions
+//   v2 warps      one sub-histogram per warp: warps never meet on a bin
 //   v3 banked     each lane owns one of the 32 banks: 32 copies of the bins, no bank conflicts
 //   v4 unrolled   four 16-byte loads in flight per thread; kept because it does not help
 //
@@ -63,7 +65,7 @@ enum {
     KIND_MAX,      // c4: a float maximum
     KIND_DOWN,     // c6: the count subtracted from 0, modulo 2^32
     KIND_WRAP,     // c7: the count modulo INC_LIMIT + 1
-    KIND_IMAX,     // c8: an integer maximum
+    KIND_IMAX,     // c8, c4-int: an integer maximum
     KIND_BITS,     // c9: what the and/or/xor updates leave in the word
     KIND_TICKETS,  // c10: the counts, and every returned value (a ticket)
     KIND_CHAIN,    // c11: the last value written, and every returned value (a chain)
@@ -94,7 +96,8 @@ __host__ __device__ static inline uint64_t update_hash(uint64_t i) {
     return z ^ (z >> 32);
 }
 
-// The integer update i brings to c8's maximum: 17 bits of the hash, in [-65536, 65536).
+// The integer update i brings to c8's maximum (and c4-int's): 17 bits of the hash, in
+// [-65536, 65536).
 __host__ __device__ static inline int update_key(uint64_t i) {
     return (int)(update_hash(i) & 0x1FFFF) - 65536;
 }
@@ -264,6 +267,7 @@ static void chain_check_cpu(check_result *r, const uint32_t *x, const uint32_t *
 #include "c02-casint.cuh"
 #include "c03-casfloat.cuh"
 #include "c04-casmax.cuh"
+#include "c04x-int.cuh"
 #include "c05-aggregated.cuh"
 #include "c06-sub.cuh"
 #include "c07-inc.cuh"
@@ -287,6 +291,8 @@ static const version counter_versions[] = {
     {"c9", "bitwise", launch_c9, 0},
     {"c10", "tickets", launch_c10, 0},
     {"c11", "exchange", launch_c11, 0},
+    // experiments on c4: its loop on c8's integer keys, so that c4-int -> c8 is the hardware's max
+    {"c4-int", "intkeys", launch_c4_int, 0},
 };
 #define COUNTER_COUNT (int)(sizeof counter_versions / sizeof counter_versions[0])
 // What a counter version computes (the KIND_ list), told by the tag, not by the launch, so a
@@ -295,6 +301,7 @@ static int counter_kind_of(const char *tag) {
     static const struct { const char *tag; int kind; } kinds[] = {
         {"c3", KIND_SUM},  {"c4", KIND_MAX},  {"c6", KIND_DOWN},     {"c7", KIND_WRAP},
         {"c8", KIND_IMAX}, {"c9", KIND_BITS}, {"c10", KIND_TICKETS}, {"c11", KIND_CHAIN},
+        {"c4-int", KIND_IMAX},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (strcmp(tag, kinds[k].tag) == 0) return kinds[k].kind;
@@ -428,6 +435,8 @@ static void launch_cub(void *problem) {
 
 #include "v00-global.cuh"
 #include "v01-privatized.cuh"
+#include "count-word.cuh"
+#include "v01a-vectorized.cuh"
 #include "v02-warps.cuh"
 #include "v03-banked.cuh"
 #include "v04-unrolled.cuh"
@@ -438,6 +447,7 @@ static const version histogram_versions[] = {
     {"cub", "cub", launch_cub, KL_BASELINE},
     {"v0", "global", launch_v0, 0},
     {"v1", "privatized", launch_v1, 0},
+    {"v1a", "vectorized", launch_v1a, 0},
     {"v2", "warps", launch_v2, 0},
     {"v3", "banked", launch_v3, 0},
     {"v4", "unrolled", launch_v4, 0},

@@ -1,19 +1,8 @@
 // ---- v2 warps -----------------------------------------------------------------------------------
 
-// Two changes that go together. Loads: each thread reads 16 bytes at once (a uint4), so a warp
-// reads 512 contiguous bytes per instruction instead of 32, and the load units issue 1/16 as
-// many requests. Bins: each warp has its own 256, so only the 32 lanes of one warp compete for
-// a bin, never two warps. The last n % 16 bytes, which fill no uint4, are counted one per
-// thread by block 0. The block's eight sub-histograms are summed at the merge.
-
-// Counts the four bytes of w into the bins h (any byte order: all four are counted).
-__device__ __forceinline__ void count_word(unsigned *h, unsigned w) {
-    atomicAdd(&h[w & 0xFF], 1u);
-    atomicAdd(&h[(w >> 8) & 0xFF], 1u);
-    atomicAdd(&h[(w >> 16) & 0xFF], 1u);
-    atomicAdd(&h[w >> 24], 1u);
-}
-
+// v1a's kernel with one histogram per warp: each warp has its own 256 bins, so only the 32
+// lanes of one warp compete for a bin, never two warps. The block's eight sub-histograms are
+// summed at the merge.
 __global__ void histogram_v2_warps(const uint8_t *__restrict__ data, size_t n,
                                    unsigned *__restrict__ bins) {
     constexpr int WARPS = HIST_THREADS / 32;  // the block's warps, each with its own histogram
@@ -22,13 +11,15 @@ __global__ void histogram_v2_warps(const uint8_t *__restrict__ data, size_t n,
     __syncthreads();  // clear before counting
     unsigned *mine = local[threadIdx.x / 32];
     const uint4 *data16 = (const uint4 *)data;  // cudaMalloc aligns data to 256 bytes
-    size_t n16 = n / 16;
+    size_t n16 = n / 16;                         // whole uint4s
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n16;
          i += (size_t)gridDim.x * blockDim.x) {
         uint4 v = data16[i];  // 16 bytes; lanes read 32 neighbouring uint4s, 512 bytes
-        count_word(mine, v.x), count_word(mine, v.y), count_word(mine, v.z), count_word(mine, v.w);
+        count_word(mine, v.x), count_word(mine, v.y);
+        count_word(mine, v.z), count_word(mine, v.w);
     }
-    if (blockIdx.x == 0 && threadIdx.x < n % 16) atomicAdd(&mine[data[n16 * 16 + threadIdx.x]], 1u);
+    if (blockIdx.x == 0 && threadIdx.x < n % 16)  // the last 0-15 bytes: byte n16 * 16 + t
+        atomicAdd(&mine[data[n16 * 16 + threadIdx.x]], 1u);
     __syncthreads();  // every byte counted before the merge
     for (int b = threadIdx.x; b < BINS; b += blockDim.x) {
         unsigned sum = 0;
