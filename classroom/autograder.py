@@ -9,8 +9,8 @@ for each submission runs run_autograder with the student's files in /autograder/
 it reports is /autograder/results/results.json.
 
 The zip holds what `make grade` needs and nothing more: the Makefile, common/, classroom/, and of
-chapters/CH the program and its version files (*.cu, *.cuh, *.h), chapter.mk, programs and gpus,
-the exercise's rubric.toml and statement, and the rubric.toml of each other exercise of the
+chapters/CH the program and its version files (*.cu, *.cuh, *.h), chapter.mk, programs, gpus and
+headline, the exercise's rubric.toml and statement, and the rubric.toml of each other exercise of the
 chapter (the grader reads their versions to cut this exercise's kit, as for 04's two tables). No
 answer key, no other chapter, no results, no .git. With it: setup.sh, run_autograder,
 autograder.json (what was packed, from which commit) and grade-secret, the instructor's secret,
@@ -44,7 +44,8 @@ SECRET_FILE = "grade-secret"
 # Fixed timestamps: the same inputs make the same zip, byte for byte.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 CHAPTER_SUFFIXES = (".cu", ".cuh", ".h")
-CHAPTER_FILES = ("chapter.mk", "programs", "gpus")  # what the Makefile and the grader read
+# what the Makefile and the grader read (headline: the rate of the speed case's leaderboard)
+CHAPTER_FILES = ("chapter.mk", "programs", "gpus", "headline")
 
 
 # ---- the zip ------------------------------------------------------------------------------------

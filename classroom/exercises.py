@@ -197,6 +197,10 @@ def validate(ex):
             tiers[0][1] != r["speed"]["points"] or any(t[1] > r["speed"]["points"] for t in tiers):
         problems.append("rubric: [speed] tiers go from the highest ratio down, the first one "
                         "worth all the speed points")
+    for key, least in (("max_rounds", 1), ("max_seconds", 1)):
+        v = r["speed"].get(key)
+        if v is not None and (not isinstance(v, (int, float)) or v < least):
+            problems.append(f"rubric: [speed] {key} must be a number, at least {least}")
     unknown = set(r["sanitize"].get("tools", [])) - {"memcheck", "racecheck", "synccheck",
                                                       "initcheck"}
     if unknown or not r["sanitize"].get("tools"):

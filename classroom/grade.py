@@ -5,6 +5,7 @@
   make starter   CH=01-transpose EX=tiled DEST=dir write a student's kit
   make grade     CH=... EX=... SUB=file-or-kit OUT=dir            grade one submission
   make grade-all CH=... EX=... SUBS=dir-of-students OUT=dir       grade a class, write a gradebook
+                 [ROSTER=roster.csv] [DEADLINE=2025-03-01T23:59:00+01:00]   keyed by a roster, with a late column
 
 The work is done by one module a job, each beside this file:
   exercises.py   finding the exercises, their rubrics, validate (`check`), the rubric's rules
@@ -14,6 +15,7 @@ The work is done by one module a job, each beside this file:
   toolchain.py   nvcc, the GPU and its lock, compute-sanitizer, the grader's own programs
   scoring.py     one submission's cases and scores; its docstring says how a submission is
                  graded (docs/instructors.md says why each step is there)
+  speed.py       the speed protocol's statistics: rounds until the median ratio is known to 1%
   reports.py     results.json, junit.xml, report.txt, the gradebook
   source.py      reading a chapter's source: sections, version tables, regions, kits, splicing
 
@@ -40,8 +42,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import source  # noqa: E402
 from exercises import ROOT, UsageError, all_exercises, find_exercise, validate  # noqa: E402
 from kits import write_kit  # noqa: E402
-from reports import atomic_write, update_gradebook, write_gradebook, write_grading  # noqa: E402
+from reports import (Book, atomic_write, iso, parse_deadline, read_roster,  # noqa: E402
+                     update_gradebook, write_gradebook, write_grading)
 from scoring import Grading, secret_bytes  # noqa: E402
+from submission import submitted_at  # noqa: E402
 from toolchain import (GraderError, Toolchain, gpu_count, gpu_lock, gpu_reason,  # noqa: E402
                        reference_binary, sanitizer, student_user, verifier_binary)
 
@@ -97,16 +101,22 @@ def cmd_starter(args):
     return 0
 
 
-def grade_many(ex, students, out_root, tc, args, single, skipped=()):
+def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
     """Grades each (name, path) in students, one GPU phase at a time; returns the exit code.
     skipped: (name, why) for what the submissions folder holds that is not a submission, each a
-    row of the gradebook with its reason."""
+    row of the gradebook with its reason; book: the gradebook's roster and deadline."""
+    deadline = (book or book_of(args)).deadline
     work_root = tempfile.mkdtemp(prefix="kl-grade-")
     os.chmod(work_root, 0o711)  # an unprivileged user may pass through to its own folders
     try:
         outs = [out_root] if single else [os.path.join(out_root, name) for name, _ in students]
         gradings = [Grading(ex, name, path, out, os.path.join(work_root, name))
                     for (name, path), out in zip(students, outs)]
+        for g in gradings:
+            g.submitted = submitted_at(g.sub)
+            if deadline:
+                when = iso(g.submitted[0]) if g.submitted[0] else "unknown"
+                g.notes.append(f"handed in {when} ({g.submitted[1]}); the deadline is {iso(deadline)}")
         kit, solution, types = ex.kit_source(False), ex.kit_source(True), source.type_names(ex.text())
         problem, reference = gpu_reason(), None
         if not problem and ex.gpus > 1 and gpu_count() < ex.gpus:  # its program would run nothing: no grade
@@ -146,10 +156,10 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=()):
                     g.gpu_seconds = time.monotonic() - t
                 print(write_grading(g))
         if not single:
-            write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped)
+            write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped, book)
         else:  # a student regraded into a class's folder: their row of its gradebook follows
             update_gradebook(ex, gradings[0], os.path.join(os.path.dirname(
-                os.path.abspath(out_root)), "gradebook.csv"))
+                os.path.abspath(out_root)), "gradebook.csv"), deadline)
         if problem:
             print(f"grade: {problem}", file=sys.stderr)
             return EXIT_GRADER
@@ -202,9 +212,33 @@ def cmd_grade_all(args):
         print(f"grade-all: skipped {name}: {why}")
     if not students:
         raise UsageError(f"{args.submissions} holds no student folders or .cu files")
+    book = book_of(args)
+    if book.roster is not None:
+        for name, _ in students:
+            if name not in book.roster:
+                print(f"grade-all: {name} is not on the roster: graded, its row flagged")
+        for folder, (sid, full) in book.roster.items():
+            if folder not in names:
+                print(f"grade-all: {full or sid} ({sid}) has no submission {folder}: a row 'missing'")
     print(f"grade-all {ex.label}: {len(students)} submissions" +
           (f", {len(skipped)} entries skipped" if skipped else ""))
-    return grade_many(ex, students, args.out, Toolchain(args, ex), args, False, skipped)
+    return grade_many(ex, students, args.out, Toolchain(args, ex), args, False, skipped, book)
+
+
+def book_of(args):
+    """The gradebook's roster (--roster) and deadline (--deadline), as the command line gives them."""
+    roster = deadline = None
+    try:
+        if getattr(args, "roster", None):
+            roster = read_roster(args.roster)
+        if getattr(args, "deadline", None):
+            deadline = parse_deadline(args.deadline)
+    except OSError as e:
+        raise UsageError(f"the roster: {e}") from None
+    except ValueError as e:
+        raise UsageError(f"{e} (ROSTER= is a CSV file with columns id, name, folder; DEADLINE= an "
+                         f"ISO time such as 2025-03-01T23:59:00+01:00)") from None
+    return Book(roster, deadline)
 
 
 def cmd_sample(args):
@@ -270,6 +304,10 @@ def main(argv):
                        help="submissions compiled at once")
         s.add_argument("--public-secret", action="store_true",
                        help="grade a class without GRADE_SECRET (the secret cases are then public)")
+        if name in ("grade", "grade-all"):
+            s.add_argument("--deadline", help="an ISO time: the gradebook gets a late column")
+        if name == "grade-all":
+            s.add_argument("--roster", help="a CSV file (id, name, folder) that keys the gradebook")
         s.add_argument("--time-limit", type=float, default=None,
                        help="cap every run's time limit (seconds)")
         s.add_argument("--nvcc")

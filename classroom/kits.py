@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 
+import speed
 from exercises import ROOT, UsageError
 
 
@@ -85,7 +86,7 @@ other change. Out of {ex.total():g} points:
 | compiles | {r['compile']['points']:g} | no compiler error (warnings are shown, not counted) |
 | correct | {c['points']:g} | {n} cases, {c['points'] / n:.3g} each: the sizes in `check.args`, and {c.get('secret', 0)} sizes drawn from the instructor's secret; your output is written to a file and checked by the chapter's own program against the CPU reference |
 | sanitizer | {r['sanitize']['points']:g} | compute-sanitizer's {', '.join(r['sanitize']['tools'])} at `{r['sanitize']['args']}`, {r['sanitize']['points'] / len(r['sanitize']['tools']):.3g} each: a clean report and a correct output |
-| speed | {r['speed']['points']:g} | at `{r['speed']['args']}`, your {ex.version} against the reference solution, each timed in its own run (as a share of the chapter's baseline where it has one): {tiers} |
+| speed | {r['speed']['points']:g} | at `{r['speed']['args']}`, your {ex.version} against the reference solution, timed in turns on the same GPU (each as a share of the chapter's baseline in its own run, where it has one) until the median of the ratios is known to 1% (or {r['speed'].get('max_rounds', speed.MAX_ROUNDS)} rounds, {r['speed'].get('max_seconds', speed.MAX_SECONDS):g} s); the median ratio to the reference's speed scores: {tiers} |
 
 Each run has a time limit: a hang costs its case. The sanitizer and speed cases need at least
 one correct case first.{rules_line(ex)}{gpus_line(ex)}

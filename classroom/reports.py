@@ -1,9 +1,10 @@
 """reports.py: what a grading writes: its summary (the console's lines), results.json in
-Gradescope's autograder format (incomplete.json, without a total, when the grader could not
-finish), junit.xml, report.txt (every case's whole output, for the instructor only), and the
+Gradescope's autograder format, with leaderboard entries from the speed case (incomplete.json,
+without a total, when the grader could not finish), junit.xml, report.txt (every case's whole output, for the instructor only), and the
 class's gradebook.csv, one row a student.
 """
 import csv
+import datetime
 import io
 import json
 import os
@@ -53,6 +54,11 @@ def write_grading(g):
                    "status": "passed" if c.passed else "failed", "output": c.output,
                    "visibility": c.visibility} for c in g.cases],
     }
+    # Gradescope's leaderboard: the speed case's rate (the chapter's: GB/s or GFLOP/s, the median
+    # over the protocol's rounds) and its ratio to the reference solution, where it was measured
+    board = [e for c in g.cases for e in c.leaderboard]
+    if board and not g.incomplete:
+        results["leaderboard"] = board
     for stale in ("results.json", "incomplete.json"):
         if os.path.exists(os.path.join(g.out_dir, stale)):
             os.remove(os.path.join(g.out_dir, stale))
@@ -114,47 +120,142 @@ def atomic_write(path, text):
     os.replace(tmp, path)
 
 
-GRADEBOOK_HEAD = ["student", "total", "max_score", "incomplete"]
+class Book:
+    """What keys and dates the gradebook's rows: an optional roster, {folder: (id, name)} in
+    the roster's order (read_roster), and an optional deadline, a timezone-aware datetime
+    (parse_deadline)."""
+    def __init__(self, roster=None, deadline=None):
+        self.roster, self.deadline = roster, deadline
+
+    def head(self, cases):
+        return ((["id", "name", "roster"] if self.roster is not None else [])
+                + ["student", "total", "max_score", "incomplete"]
+                + (["submitted", "deadline", "late"] if self.deadline else []) + cases)
 
 
-def gradebook_row(g):
+def read_roster(path):
+    """{folder: (id, name)} from a CSV file with the columns id, name and folder (a header row,
+    any order, any other columns ignored), in its order. Raises ValueError saying what is wrong."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f))
+    head = [h.strip().lower() for h in rows[0]] if rows else []
+    if not all(k in head for k in ("id", "name", "folder")):
+        raise ValueError(f"{path}: the first row must name the columns id, name and folder")
+    col = {k: head.index(k) for k in ("id", "name", "folder")}
+    roster = {}
+    for n, row in enumerate(rows[1:], 2):
+        if not any(c.strip() for c in row):
+            continue
+        cell = lambda k: row[col[k]].strip() if col[k] < len(row) else ""
+        folder = cell("folder") or cell("id")  # no folder named: the id is the folder's name
+        if folder in roster:
+            raise ValueError(f"{path}, row {n}: folder {folder} is on the roster twice")
+        roster[folder] = (cell("id"), cell("name"))
+    return roster
+
+
+def parse_deadline(text):
+    """An ISO 8601 time ("2025-03-01T23:59:00+01:00", "...Z"); one without a zone is the grading
+    machine's local time. Raises ValueError."""
+    t = datetime.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    return t if t.tzinfo else t.astimezone()
+
+
+def iso(t):
+    return t.astimezone(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def late_cells(submitted, deadline):
+    """The submitted, deadline and late columns: late in hours past the deadline (0 on time),
+    empty when the submission has no time."""
+    if submitted is None:
+        return ["", iso(deadline), ""]
+    hours = (submitted - deadline).total_seconds() / 3600
+    return [iso(submitted), iso(deadline), f"{hours:.2f}" if hours > 0 else "0"]
+
+
+def gradebook_row(g, book, who=("", "", "")):
+    """One gradebook row (a dict by column) for grading g; who: its id, name and roster flag."""
     score, most = g.total()
-    return [g.student, "" if g.incomplete else f"{score:.2f}", f"{most:g}",
-            g.incomplete or ""] + ["" if c.skipped else f"{c.score:.2f}" for c in g.cases]
+    row = dict(zip(("id", "name", "roster"), who))
+    row.update(student=g.student, total="" if g.incomplete else f"{score:.2f}",
+               max_score=f"{most:g}", incomplete=g.incomplete or "")
+    row.update({c.name: "" if c.skipped else f"{c.score:.2f}" for c in g.cases})
+    if book.deadline:
+        row.update(zip(("submitted", "deadline", "late"), late_cells(g.submitted[0], book.deadline)))
+    return row
 
 
-def write_gradebook(ex, gradings, path, skipped=()):
-    """One row a student; what was skipped gets a row too, with no total and the reason."""
-    names = [c.name for c in gradings[0].cases] if gradings else []
+def write_rows(path, head, rows):
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(GRADEBOOK_HEAD + names)
-    for g in gradings:
-        w.writerow(gradebook_row(g))
-    for name, why in skipped:
-        w.writerow([name, "", "", f"skipped: {why}"] + [""] * len(names))
+    w = csv.DictWriter(buf, head, restval="", extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
     atomic_write(path, buf.getvalue())
+
+
+def write_gradebook(ex, gradings, path, skipped=(), book=None):
+    """One row a student; what was skipped gets a row too, with no total and the reason. With a
+    roster: its students first, in its order, each with their id and name (one with no
+    submission a row "missing"), then the submissions not on it, flagged; with a deadline: when
+    each was handed in and how late."""
+    book = book or Book()
+    head = book.head([c.name for c in gradings[0].cases] if gradings else [])
+    by_folder = {g.student: g for g in gradings}
+    rows, missing, extra = [], [], []
+    for folder, (sid, name) in (book.roster or {}).items():
+        if folder in by_folder:
+            rows.append(gradebook_row(by_folder.pop(folder), book, (sid, name, "")))
+        elif folder not in dict(skipped):
+            missing.append(folder)
+            rows.append({"id": sid, "name": name, "roster": "no submission", "student": folder,
+                         "incomplete": f"missing: no submission {folder} in the submissions folder",
+                         **({"deadline": iso(book.deadline)} if book.deadline else {})})
+    for g in gradings:
+        if g.student in by_folder:
+            flag = "not on the roster" if book.roster is not None else ""
+            extra += [g.student] if flag else []
+            rows.append(gradebook_row(g, book, ("", "", flag)))
+    for name, why in skipped:
+        sid, full = (book.roster or {}).get(name, ("", ""))
+        rows.append({"id": sid, "name": full, "student": name, "incomplete": f"skipped: {why}"})
+    write_rows(path, head, rows)
     print(f"wrote {path}: {len(gradings)} students" +
-          (f", {len(skipped)} entries skipped (their rows say why)" if skipped else ""))
+          (f", {len(skipped)} entries skipped (their rows say why)" if skipped else "") +
+          (f", {len(missing)} on the roster with no submission (rows 'missing')" if missing else "") +
+          (f", {len(extra)} not on the roster (graded, flagged)" if extra else ""))
 
 
-def update_gradebook(ex, g, path):
+def update_gradebook(ex, g, path, deadline=None):
     """After `make grade` of one student into a class's folder (OUT=grades/alice beside
     grades/gradebook.csv): that student's row is replaced, or added, so the gradebook says
-    what the newest grading says."""
+    what the newest grading says. The roster's columns are kept from the old row; the late
+    column follows `deadline`, else the deadline the old row names."""
     if not os.path.isfile(path) or os.path.islink(path):
         return
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    row = gradebook_row(g)
-    if not rows or rows[0] != GRADEBOOK_HEAD + [c.name for c in g.cases]:
+        rows = list(csv.DictReader(f))
+        f.seek(0)
+        head = next(csv.reader(f), [])
+    cases = [c.name for c in g.cases]
+    old = next((r for r in rows if r.get("student") == g.student), None)
+    if deadline is None and "deadline" in head:  # the deadline the rows name (an extension: its own)
+        named = (old or {}).get("deadline") or next((r["deadline"] for r in rows if r.get("deadline")), "")
+        deadline = parse_deadline(named) if named else None
+    book = Book({} if "roster" in head else None, deadline if "late" in head else None)
+    if head != book.head(cases) or ("late" in head and not deadline):
         print(f"grade: {path} has other columns (another exercise?): left as it was", file=sys.stderr)
         return
-    body = [r for r in rows[1:] if r and r[0] != g.student]
-    body.append(row)
-    body.sort(key=lambda r: r[0])
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerows([rows[0]] + body)
-    atomic_write(path, buf.getvalue())
+    if old:  # a roster's student with no submission at the class's grading has one now
+        who = (old.get("id", ""), old.get("name", ""),
+               "" if old.get("roster") == "no submission" else old.get("roster", ""))
+    else:
+        who = ("", "", "not on the roster" if "roster" in head else "")
+    row = gradebook_row(g, book, who)
+    i = next((i for i, r in enumerate(rows) if r.get("student") == g.student), None)
+    if i is None:
+        rows.append(row)
+    else:
+        rows[i] = row
+    write_rows(path, head, rows)
     print(f"updated {path}: {g.student}'s row")

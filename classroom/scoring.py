@@ -14,10 +14,11 @@ How a submission is graded (docs/instructors.md says why each step is there):
      submission prints or returns is never read for a verdict.
   4. compute-sanitizer's tools at a small size; a tool's case needs a clean report and a
      verified output.
-  5. Speed: the reference solution and the submission, each against the chapter's baseline in
-     its own run, one after the other on the same GPU; the ratio of the two picks a tier. Both
-     run with --check-each: every timed launch starts from a poisoned output and is checked,
-     and the inputs must be unchanged after it.
+  5. Speed (speed.py): rounds of the reference solution's run then the submission's, on the
+     same GPU, each against the chapter's baseline in its own run; each round gives a ratio,
+     and rounds go on until the median ratio is known to 1% or a cap; the median picks a
+     tier. Every run is --check-each: every timed launch starts from a poisoned output and is
+     checked, and the inputs must be unchanged after it; every round's output is verified.
 """
 import concurrent.futures
 import csv
@@ -30,6 +31,7 @@ import shutil
 import time
 
 import source
+import speed
 from exercises import rules_broken
 from sandbox import run
 from submission import read_source
@@ -45,6 +47,7 @@ class Case:
         self.score, self.passed, self.output, self.seconds = 0.0, False, "not run", 0.0
         self.secret, self.skipped = False, False  # skipped: not run because the grader could not
         self.private = ""  # for the instructor's report only: what a secret case's output showed
+        self.estimate, self.leaderboard = None, []  # the speed case's (speed.Estimate)
 
     def result(self, passed, output, score=None):
         self.passed = passed
@@ -112,6 +115,8 @@ class Grading:
         self.cases, self.seed = plan(ex, secret_bytes())
         self.notes, self.binary, self.incomplete = [], None, None
         self.user = None  # who its program runs as: grade_many sets it (toolchain.student_user)
+        self.baseline = "the baseline"  # the row the speed runs measure against
+        self.submitted = (None, "not asked")  # (when it was handed in, how that is known)
         self.t0 = time.monotonic()
         self.gpu_seconds = 0.0  # time on the GPU, waiting for it left out
         os.makedirs(out_dir, exist_ok=True)
@@ -230,53 +235,84 @@ class Grading:
         c.result(True, f"{c.tool}: clean; output verified")
 
     def run_speed(self, c, verifier, reference, timeout):
+        """The speed protocol (speed.py): rounds of the reference's run then the submission's,
+        each a fresh run of the program's timing, until the median of the rounds' ratios is
+        known to 1% or a cap; the median picks the tier."""
         d = os.path.join(self.work, "speed")
         args = shlex.split(c.args)
         # --check-each: every timed launch starts from a poisoned output and is checked, so no
         # launch can skip its work; the reference is timed the same way, so the ratio is fair
         common = ["-v", self.ex.version, "--seed", str(self.seed), "--check-each"]
-        ref = run([reference, *args, *common, "--csv", os.path.join(d, "reference.csv")],
-                  os.path.join(d, "reference"), timeout)
-        # the submission writes only in its own folder (it may run as another user, who owns it)
-        mine = os.path.join(d, "submission")
-        dump = os.path.join(mine, "dump")
-        sub = run([self.binary, *args, *common, "--csv", os.path.join(mine, "submission.csv"),
-                   "--dump", dump], mine, timeout, user=self.user)
-        c.seconds = ref.seconds + sub.seconds
-        if ref.rc != 0 or ref.timed_out:
-            raise GraderError(f"the reference solution failed its speed run (exit {ref.rc}):\n"
-                              + ref.output[-800:])
-        if sub.timed_out:
-            return c.result(False, f"timed out after {timeout:g} s")
-        v = self.verify(verifier, c.args, dump, timeout)
-        if v.rc != 0:
-            return c.result(False, "the output of the timed run is wrong, so its time does not "
-                                   "count:\n" + v.output[-600:])
-        if not os.path.exists(os.path.join(dump, self.ex.version + ".timed.out")):
-            return c.result(False, "no output of a timed run was written:\n" + sub.output[-600:])
-        r_row = csv_row(os.path.join(d, "reference.csv"), self.ex.version)
-        s_row = csv_row(os.path.join(mine, "submission.csv"), self.ex.version)
-        if not r_row or not r_row.get("ms_median"):
-            raise GraderError("the reference solution's speed run measured no time")
-        if not s_row or not s_row.get("ms_median"):
-            return c.result(False, "no time was measured:\n" + sub.output[-600:])
-        base = baseline_name(os.path.join(mine, "submission.csv"))
+        spec = self.ex.rubric["speed"]
+        rounds = []  # (reference's row, submission's row) of each round
+
+        def one_round():
+            n = len(rounds) + 1
+            ref_csv = os.path.join(d, f"reference-{n}.csv")
+            ref = run([reference, *args, *common, "--csv", ref_csv], os.path.join(d, "reference"),
+                      timeout)
+            # the submission writes only in its own folder (it may run as another user, who owns it)
+            mine = os.path.join(d, "submission")
+            dump, sub_csv = os.path.join(mine, f"dump-{n}"), os.path.join(mine, f"submission-{n}.csv")
+            sub = run([self.binary, *args, *common, "--csv", sub_csv, "--dump", dump], mine,
+                      timeout, user=self.user)
+            where = f"\n(round {n} of the speed protocol)" if n > 1 else ""
+            if ref.rc != 0 or ref.timed_out:
+                raise GraderError(f"the reference solution failed its speed run (exit {ref.rc}):\n"
+                                  + ref.output[-800:])
+            if sub.timed_out:
+                raise SpeedFailure(f"timed out after {timeout:g} s{where}")
+            v = self.verify(verifier, c.args, dump, timeout)
+            if v.rc != 0:
+                raise SpeedFailure("the output of the timed run is wrong, so its time does not "
+                                   f"count:{where}\n" + v.output[-600:])
+            if not os.path.exists(os.path.join(dump, self.ex.version + ".timed.out")):
+                raise SpeedFailure(f"no output of a timed run was written:{where}\n"
+                                   + sub.output[-600:])
+            shutil.rmtree(dump, ignore_errors=True)  # checked: 30 rounds of outputs would fill the disk
+            r_row, s_row = csv_row(ref_csv, self.ex.version), csv_row(sub_csv, self.ex.version)
+            if not r_row or not r_row.get("ms_median"):
+                raise GraderError("the reference solution's speed run measured no time")
+            if not s_row or not s_row.get("ms_median"):
+                raise SpeedFailure(f"no time was measured:{where}\n" + sub.output[-600:])
+            if n == 1:
+                self.baseline = baseline_name(sub_csv)
+            rounds.append((r_row, s_row))
+            return round_ratio(r_row, s_row)
+
+        t0 = time.monotonic()
+        try:
+            e = speed.measure(one_round, spec.get("max_rounds", speed.MAX_ROUNDS),
+                              spec.get("max_seconds", speed.MAX_SECONDS))
+        except SpeedFailure as err:
+            return c.result(False, str(err))
+        finally:
+            c.seconds = time.monotonic() - t0
+        base = self.baseline
         lines = []
-        for who, row in (("submission", s_row), ("reference ", r_row)):
-            pct = f", {float(row['pct_of_baseline']):.1f}% of {base}" if row["pct_of_baseline"] else ""
-            lines.append(f"  {who} {float(row['ms_median']):.4f} ms median{pct}")
-        if r_row["pct_of_baseline"] and s_row["pct_of_baseline"]:
-            # each against the baseline of its own run: a GPU that changes between the two
-            # runs changes both alike
-            ratio = float(s_row["pct_of_baseline"]) / float(r_row["pct_of_baseline"])
-            how = f"each against {base} in its own run, one run after the other"
+        rate = rate_column(self.ex, [s for _, s in rounds])
+        for who, rows in (("submission", [s for _, s in rounds]), ("reference ", [r for r, _ in rounds])):
+            ms = speed.median([float(r["ms_median"]) for r in rows])
+            pcts = [float(r["pct_of_baseline"]) for r in rows if r["pct_of_baseline"]]
+            pct = f", {speed.median(pcts):.1f}% of {base}" if len(pcts) == len(rows) else ""
+            rates = [float(r[rate]) for r in rows if rate and r.get(rate)]
+            per_s = f", {speed.median(rates):.1f} {RATE_UNITS[rate]}" if rates else ""
+            lines.append(f"  {who} {ms:.4f} ms{pct}{per_s} (medians over the rounds)")
+        if all(r["pct_of_baseline"] and s["pct_of_baseline"] for r, s in rounds):
+            how = f"each round: the reference's run, then the submission's, each against {base} in its own run"
         else:
-            ratio = float(r_row["ms_median"]) / float(s_row["ms_median"])
-            how = "median times of two runs, one after the other (this part has no baseline)"
-        points = next((p for t, p in self.ex.rubric["speed"]["tiers"] if ratio >= t), 0)
-        tiers = ", ".join(f"{t:g}: {p:g}" for t, p in self.ex.rubric["speed"]["tiers"])
+            how = "each round: the reference's run, then the submission's, by their median times (no baseline)"
+        ratio = e.median
+        points = speed.tier_points(ratio, spec["tiers"])
+        tiers = ", ".join(f"{t:g}: {p:g}" for t, p in spec["tiers"])
         c.result(points > 0, f"{ratio:.2f} of the reference solution's speed (tiers {tiers})\n"
-                 + "\n".join(lines) + f"\n  {how}", float(points))
+                 f"  {e.describe()}\n" + "\n".join(lines) + f"\n  {how}", float(points))
+        c.estimate = e
+        c.leaderboard = [{"name": f"ratio to the reference ({self.ex.version})",
+                          "value": round(ratio, 4)}]
+        s_rates = [float(s[rate]) for _, s in rounds if rate and s.get(rate)]
+        if s_rates:
+            c.leaderboard.insert(0, {"name": RATE_UNITS[rate], "value": round(speed.median(s_rates), 2)})
 
     def run_gpu(self, verifier, reference, cs, time_limit):
         """Every case that needs the GPU; correctness and sanitizers four at a time."""
@@ -297,6 +333,34 @@ class Grading:
     # -- the score (reports.py writes it out)
     def total(self):
         return sum(c.score for c in self.cases), sum(c.max_score for c in self.cases)
+
+
+class SpeedFailure(Exception):
+    """A round of the speed protocol ends it: the submission's time does not count (why)."""
+
+
+RATE_UNITS = {"gflops": "GFLOP/s", "gbps": "GB/s"}
+
+
+def round_ratio(r_row, s_row):
+    """One round's ratio of the submission's speed to the reference's: each against the baseline
+    of its own run where the chapter has one (a GPU that changes between the two runs changes
+    both alike), else by their median times."""
+    if r_row["pct_of_baseline"] and s_row["pct_of_baseline"]:
+        return float(s_row["pct_of_baseline"]) / float(r_row["pct_of_baseline"])
+    return float(r_row["ms_median"]) / float(s_row["ms_median"])
+
+
+def rate_column(ex, rows):
+    """The rate the chapter is judged by (its headline file's rate=, as plots/ reads it), else
+    GFLOP/s where the rows count operations, else GB/s; None where they count neither."""
+    path = os.path.join(os.path.dirname(ex.source_path), "headline")
+    if os.path.isfile(path):
+        with open(path) as f:
+            words = dict(w.split("=", 1) for w in f.read().split() if "=" in w)
+        if words.get("rate") in RATE_UNITS and any(r.get(words["rate"]) for r in rows):
+            return words["rate"]
+    return next((k for k in ("gflops", "gbps") if any(r.get(k) for r in rows)), None)
 
 
 def csv_row(path, tag):

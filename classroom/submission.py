@@ -1,13 +1,16 @@
 """submission.py: reading a student's submission: which file is its source (a .cu file, the kit
 folder, or the kit one folder down in an unpacked archive), never a symbolic link, device or
-pipe (another student's file, the reference, /dev/zero), and notes on what in it the grader
-ignores (changed files of common/, a kit made from another version of the chapter).
+pipe (another student's file, the reference, /dev/zero), notes on what in it the grader
+ignores (changed files of common/, a kit made from another version of the chapter), and when it
+was handed in (submitted_at: a git repository's commit time, else its newest file's time).
 """
+import datetime
 import glob
 import hashlib
 import json
 import os
 import stat
+import subprocess
 
 import source
 from exercises import ROOT
@@ -88,3 +91,40 @@ def ignored_files(ex, folder, cu):
         notes.append("files of the kit that differ from the kit's own are not used: "
                      + ", ".join(changed))
     return notes
+
+
+def submitted_at(path):
+    """(time, how) a submission was handed in: for a folder that is a git repository (a GitHub
+    Classroom clone), the commit time of its HEAD, as git records it; for any other folder the
+    modification time of its newest file (links and .git left out), for a file its own. (None,
+    why) when there is none. Times are timezone-aware (UTC)."""
+    utc = lambda t: datetime.datetime.fromtimestamp(t, datetime.timezone.utc)
+    if os.path.isdir(path) and not os.path.islink(path) and os.path.exists(os.path.join(path, ".git")):
+        # the repository's own settings are not trusted: no hooks, pager or fsmonitor run, and
+        # a repository of another owner is read (safe.directory, on the command line)
+        p = subprocess.run(["git", "-c", "safe.directory=*", "-c", "core.fsmonitor=false",
+                            "--no-pager", "-C", path, "log", "-1", "--format=%ct %h", "HEAD"],
+                           capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+                           env={"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1",
+                                "GIT_CONFIG_GLOBAL": os.devnull, "HOME": os.devnull})
+        words = p.stdout.split()
+        if p.returncode == 0 and len(words) == 2:
+            return utc(int(words[0])), f"the commit time of {words[1]}, its HEAD"
+        return None, "a git repository whose HEAD has no commit git could read"
+    if os.path.islink(path) or not os.path.exists(path):
+        return None, "no such file"
+    found = [path]
+    if os.path.isdir(path):
+        found = []
+        for top, dirs, names in os.walk(path):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            found += [os.path.join(top, n) for n in names]
+    newest = None
+    for f in found:
+        st = os.lstat(f)
+        if stat.S_ISREG(st.st_mode) and (newest is None or st.st_mtime > newest[0]):
+            newest = (st.st_mtime, f)
+    if newest is None:
+        return None, "no file"
+    name = os.path.relpath(newest[1], os.path.dirname(path.rstrip(os.sep)))
+    return utc(newest[0]), f"the modification time of its newest file, {name}"

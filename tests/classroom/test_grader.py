@@ -4,7 +4,9 @@ check, counted by tests/run.sh.
 
   test_grader.py cpu   no GPU needed (make test, CI): rubrics, statements, every kit builds, the
                        splicer keeps the kit's text and refuses regions that reach outside, the
-                       reports' formats, cheats that never reach the GPU, the secret, time limits
+                       reports' formats, cheats that never reach the GPU, the secret, time limits,
+                       the speed protocol's statistics (synthetic timings) and rounds (stand-in
+                       programs), the roster and the deadline of the gradebook, sub-step versions
   test_grader.py gpu   the GPU part of make test: every exercise's reference solution scores full
                        points and its untouched kit scores no correctness point; planted bugs
                        (tests/classroom/plants) are each caught where they should be
@@ -13,6 +15,7 @@ import concurrent.futures
 import csv
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -23,9 +26,11 @@ from xml.etree import ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "classroom"))  # the grader itself
 import exercises  # noqa: E402
+import reports  # noqa: E402
 import sandbox  # noqa: E402
 import scoring  # noqa: E402
 import source  # noqa: E402
+import speed  # noqa: E402
 import toolchain  # noqa: E402
 
 ROOT = exercises.ROOT
@@ -474,6 +479,247 @@ def test_secret_and_runs(tmp):
           "time limit: a hang is stopped, with the processes it started")
 
 
+def test_speed_statistics():
+    """The speed protocol's statistics (classroom/speed.py) on synthetic timings."""
+    lo, hi, cover = speed.median_interval(list(range(1, 101)))
+    check((lo, hi) == (40, 61) and abs(cover - 0.9648) < 1e-3,
+          "speed: the order-statistic interval of the median of 100 rounds is [x(40), x(61)], 96.5%",
+          f"{lo} {hi} {cover}")
+    six, five = speed.median_interval([3, 1, 2, 6, 5, 4]), speed.median_interval([1, 2, 3, 4, 5])
+    check(six == (1, 6, 1 - 2 / 64) and five[:2] == (1, 5) and five[2] < 0.95,
+          "speed: 6 rounds are the fewest whose range is a 95% interval; 5 give less, and say so")
+
+    def rounds(ref_ms, sub_ms, noise, seed, drift=lambda i: 1.0):
+        """A round function: the reference's and the submission's runs, each timed with its own
+        noise and with the GPU's drift (a clock that changes over the rounds, both alike), each
+        against a baseline in its own run, as round_ratio reads the programs' CSV rows."""
+        rng, i = random.Random(seed), [0]
+
+        def one():
+            i[0] += 1
+            rows = []
+            for ms in (ref_ms, sub_ms):
+                g, base = drift(i[0]), 10.0 * drift(i[0]) * (1 + rng.gauss(0, noise))
+                t = ms * g * (1 + abs(rng.gauss(0, noise)))  # a long upper tail: noise only slows
+                rows.append({"ms_median": str(t), "pct_of_baseline": str(100 * base / t)})
+            return scoring.round_ratio(*rows)
+        return one
+    # a noisy pair, on a GPU whose clock drifts by 30% over the rounds: known to 1% and right
+    e = speed.measure(rounds(1.0, 1.0 / 0.95, 0.01, 1, drift=lambda i: 1 + 0.3 * (i % 7) / 7))
+    check(e.known() and speed.MIN_ROUNDS <= e.rounds < speed.MAX_ROUNDS and "known to 1%" in e.stopped
+          and e.half_width <= 0.01 and abs(e.median - 0.95) / 0.95 < 0.02,
+          f"speed: a noisy pair on a drifting GPU converges: {e.describe()}")
+    # noise too large to know the median to 1% in the cap of rounds
+    e = speed.measure(rounds(1.0, 1.0, 0.15, 2), max_rounds=12)
+    check(e.rounds == 12 and not e.known() and "cap of 12 rounds" in e.stopped
+          and "not known" in e.stopped, f"speed: the cap of rounds ends a noisy pair: {e.describe()}")
+    # rounds of 50 s against a cap of 240 s: the fourth round ends at 200 s and a fifth would
+    # end past the cap
+    clock = [0.0]
+
+    def slow():
+        clock[0] += 50
+        return 1.0
+    e = speed.measure(slow, max_seconds=240, clock=lambda: clock[0])
+    check(e.rounds == 4 and "cap of 240 s" in e.stopped and e.confidence < 0.95,
+          f"speed: the cap of seconds ends the rounds before it is passed: {e.describe()}")
+    # a submission twice as slow as the reference: 0.5 of its speed, to 1%, and the tier it earns
+    tiers = exercises.find_exercise("01-transpose", "tiled").rubric["speed"]["tiers"]
+    e = speed.measure(rounds(1.0, 2.0, 0.005, 3))
+    check(e.known() and abs(e.median - 0.5) < 0.01 and e.low <= 0.5 * 1.01 and
+          speed.tier_points(e.median, tiers) == (8 if e.median >= 0.5 else 4)
+          and speed.tier_points(0.95, tiers) == 20 and speed.tier_points(0.1, tiers) == 0,
+          f"speed: a submission twice as slow scores its ratio's tier: {e.describe()}")
+
+
+FAKE_PROGRAM = r"""#!/usr/bin/env python3
+# A stand-in for a chapter's program in a speed run: writes the --csv row of the version it is
+# asked for (its time: the next of TIMES, the baseline's 1.0 ms) and, with --dump, the timed output.
+import os, sys
+a = sys.argv
+if "--verify" in a:
+    sys.exit(0)  # as the verifier: every output right
+times, state = TIMES, STATE
+n = int(open(state).read()) if os.path.exists(state) else 0
+open(state, "w").write(str(n + 1))
+ms, v = times[min(n, len(times) - 1)], a[a.index("-v") + 1]
+head = ("chapter,version,idea,input,m,n,k,reps,ms_median,ms_min,ms_max,gbps,gflops,"
+        "pct_of_baseline,max_rel_err,ok,extra_name,extra_value")
+row = "transpose,%s,x,random,8192,8192,,20,%s,%s,%s,%s,,%s,0,1,," 
+with open(a[a.index("--csv") + 1], "w") as f:
+    f.write(head + "\n" + row % ("memcpy", 1.0, 1.0, 1.0, 537, 100) + "\n"
+            + row % (v, ms, ms, ms, 537 / ms, 100 / ms) + "\n")
+if "--dump" in a:
+    d = a[a.index("--dump") + 1]
+    os.makedirs(d, exist_ok=True)
+    if ms > 0:
+        open(os.path.join(d, v + ".timed.out"), "w").write("out")
+"""
+
+
+def fake_program(path, times):
+    with open(path, "w") as f:
+        f.write(FAKE_PROGRAM.replace("TIMES", repr(times)).replace("STATE", repr(path + ".n")))
+    os.chmod(path, 0o755)
+    return path
+
+
+def test_speed_protocol(tmp):
+    """run_speed's rounds with stand-ins for the programs (no GPU): the report says the rounds,
+    the ratio and its interval; results.json has the leaderboard."""
+    ex = exercises.find_exercise("01-transpose", "tiled")
+    d = os.path.join(tmp, "speed-protocol")
+    os.makedirs(d)
+    for folder in (tmp, d):
+        os.chmod(folder, 0o711)
+    verifier = fake_program(os.path.join(d, "verify"), [1.0])
+    ref = fake_program(os.path.join(d, "reference"), [1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 1.01, 1.0])
+    sub = fake_program(os.path.join(d, "submission"), [2.00, 2.02, 1.99, 2.01, 2.00, 2.03, 2.0, 2.0])
+    g = scoring.Grading(ex, "fake", sub, os.path.join(d, "out"), os.path.join(d, "work"))
+    g.binary = sub
+    os.chmod(os.path.join(d, "work"), 0o777)
+    c = g.case("speed")[0]
+    g.run_speed(c, verifier, ref, 30)
+    for other in g.cases:
+        if other is not c:
+            other.result(True, "stand-in")
+    reports.write_grading(g)
+    res = results(g.out_dir)
+    board = {e["name"]: e["value"] for e in res.get("leaderboard", [])}
+    ratio = [v for k, v in board.items() if k.startswith("ratio")]
+    check(c.estimate is not None and c.estimate.rounds >= speed.MIN_ROUNDS
+          and c.output.startswith("0.50 of the reference solution's speed")
+          and "median of" in c.output and "interval" in c.output and "known to 1%" in c.output
+          and c.score == 8, "speed: the protocol's rounds on stand-in programs: 0.50 of the "
+          "reference's speed, its rounds and interval in the report, 8 points", c.output)
+    check(ratio and abs(ratio[0] - 0.5) < 0.01 and abs(board.get("GB/s", 0) - 537 / 2) < 5,
+          "speed: results.json's leaderboard has the chapter's rate (GB/s) and the ratio", str(board))
+    # a submission whose third round writes no timed output: its time does not count
+    sub2 = fake_program(os.path.join(d, "submission2"), [2.0, 2.0, 0, 2.0])
+    g2 = scoring.Grading(ex, "fake2", sub2, os.path.join(d, "out2"), os.path.join(d, "work2"))
+    g2.binary = sub2
+    os.chmod(os.path.join(d, "work2"), 0o777)
+    c2 = g2.case("speed")[0]
+    g2.run_speed(c2, verifier, ref, 30)
+    check(c2.score == 0 and "no output of a timed run" in c2.output and "round 3" in c2.output
+          and not c2.leaderboard, "speed: a round whose timed output is missing ends the protocol "
+          "with no speed points, and names the round", c2.output[:200])
+
+
+def test_roster_and_deadline(tmp):
+    """grade-all's optional roster (id, name, folder) keys the gradebook's rows, and its optional
+    deadline adds when each submission was handed in and how late. Submissions with no source
+    (nothing to compile) keep it quick: each is graded, to 0, at once."""
+    subs = os.path.join(tmp, "roster-subs")
+    deadline = "2025-03-01T23:59:00+01:00"
+    due = 1740869940  # the deadline, in seconds since 1970
+    for name in ("alice", "bob", "zed"):
+        os.makedirs(os.path.join(subs, name))
+        with open(os.path.join(subs, name, "notes.md"), "w") as f:
+            f.write("no source yet\n")
+    os.utime(os.path.join(subs, "alice", "notes.md"), (due + 2 * 3600, due + 2 * 3600))  # 2 h late
+    os.utime(os.path.join(subs, "zed", "notes.md"), (due - 60, due - 60))
+    # bob's folder is a git repository (a GitHub Classroom clone): his commit's time counts, not
+    # the files' times (a clone's files are as new as the clone)
+    git_env = dict(os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@x", GIT_COMMITTER_NAME="b",
+                   GIT_COMMITTER_EMAIL="b@x", GIT_COMMITTER_DATE=f"{due - 3600} +0000",
+                   GIT_AUTHOR_DATE=f"{due - 3600} +0000")
+    for cmd in (["init", "-q"], ["add", "notes.md"], ["commit", "-q", "-m", "done"]):
+        subprocess.run(["git", "-C", os.path.join(subs, "bob"), *cmd], env=git_env, check=True,
+                       capture_output=True)
+    roster = os.path.join(tmp, "roster.csv")
+    with open(roster, "w") as f:
+        f.write("ID,Name,Folder,email\n1001,Alice A,alice,a@x\n1002,Bob B,bob,b@x\n"
+                "1003,Carol C,carol,c@x\n")
+    out = os.path.join(tmp, "roster-out")
+    p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}",
+             f"ROSTER={roster}", f"DEADLINE={deadline}")
+    with open(os.path.join(out, "gradebook.csv")) as f:
+        head = next(csv.reader(f))
+        f.seek(0)
+        book = {r["student"]: r for r in csv.DictReader(f)}
+    check(p.returncode == 0 and head[:7] == ["id", "name", "roster", "student", "total",
+                                             "max_score", "incomplete"]
+          and head[7:10] == ["submitted", "deadline", "late"] and list(book) == ["alice", "bob",
+                                                                                "carol", "zed"],
+          "grade-all ROSTER= DEADLINE=: the gradebook's rows in the roster's order, then the rest; "
+          "columns id, name, roster ... submitted, deadline, late", f"{head[:10]} {list(book)} "
+          f"{p.stderr[-300:]}")
+    a, b, c, z = (book.get(n, {}) for n in ("alice", "bob", "carol", "zed"))
+    check(a.get("id") == "1001" and a.get("name") == "Alice A" and a.get("roster") == ""
+          and a.get("total") == "0.00" and b.get("id") == "1002",
+          "grade-all ROSTER=: a roster's student's row has their id and name", str(a))
+    check(c.get("id") == "1003" and c.get("roster") == "no submission" and c.get("total") == ""
+          and c.get("incomplete", "").startswith("missing") and "no submission carol" in p.stdout,
+          "grade-all ROSTER=: a roster entry with no folder gets a row 'missing', no total, and a "
+          "console line", str(c))
+    check(z.get("id") == "" and z.get("roster") == "not on the roster" and z.get("total") == "0.00"
+          and "zed is not on the roster" in p.stdout,
+          "grade-all ROSTER=: a folder not on the roster is graded and flagged", str(z))
+    check(a.get("late") == "2.00" and a.get("submitted") == "2025-03-02T00:59:00Z"
+          and b.get("late") == "0" and b.get("submitted") == "2025-03-01T21:59:00Z"
+          and z.get("late") == "0" and c.get("late") == "" and a.get("deadline") == "2025-03-01T22:59:00Z",
+          "grade-all DEADLINE=: late is the hours past the deadline, from the newest file's time, "
+          "or a git repository's commit time (not its files' times)",
+          f"{a.get('submitted')} {a.get('late')} {b.get('submitted')} {b.get('late')}")
+    with open(os.path.join(out, "alice", "report.txt")) as f:
+        check("handed in 2025-03-02T00:59:00Z (the modification time of its newest file, "
+              "alice/notes.md)" in f.read(), "grade DEADLINE=: the report says when and how the "
+              "submission's time is known")
+    # regrades into the class's folder: alice's fixed folder (on time now, against the deadline
+    # her row names), and carol's late one: their roster columns stay
+    os.utime(os.path.join(subs, "alice", "notes.md"), (due - 10, due - 10))
+    os.makedirs(os.path.join(subs, "carol"))
+    with open(os.path.join(subs, "carol", "notes.md"), "w") as f:
+        f.write("late\n")
+    os.utime(os.path.join(subs, "carol", "notes.md"), (due + 36 * 3600, due + 36 * 3600))
+    for name in ("alice", "carol"):
+        p2 = make("grade", "CH=01-transpose", "EX=tiled", f"SUB={os.path.join(subs, name)}",
+                  f"OUT={os.path.join(out, name)}")
+    with open(os.path.join(out, "gradebook.csv")) as f:
+        book2 = {r["student"]: r for r in csv.DictReader(f)}
+    a2, c2 = book2.get("alice", {}), book2.get("carol", {})
+    check(list(book2) == list(book) and a2.get("id") == "1001" and a2.get("late") == "0"
+          and c2.get("id") == "1003" and c2.get("roster") == "" and c2.get("late") == "36.00"
+          and c2.get("total") == "0.00" and book2["bob"] == b,
+          "grade: a regrade into the class's folder keeps the roster's columns, and takes late from "
+          "the deadline the row names (a missing student's late submission: 36 h late)",
+          f"{a2} {c2} {p2.stderr[-200:]}")
+    with open(roster + "x", "w") as f:
+        f.write("id,name\n1,A\n")
+    for what, args, word in (("a roster without a folder column", ["ROSTER=" + roster + "x"], "roster"),
+                             ("a deadline that is no time", ["DEADLINE=tomorrow"], "ISO")):
+        p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}",
+                 f"OUT={os.path.join(tmp, 'roster-bad')}", *args)
+        lines = [l for l in p.stderr.split("\n") if l.startswith("grade:")]
+        check(p.returncode != 0 and len(lines) == 1 and word in lines[0],
+              f"grade-all with {what}: one line naming the {word}, exit 2", p.stderr[-300:])
+
+
+def test_substeps():
+    """A sub-step version (v6a, v6b between v6 and v7, in files v06a-NAME.cuh) is an ordinary
+    version in the table's order: a kit for v6a keeps v6 and v6a and leaves out v6b, v7 and what
+    serves them ("(v6b on)")."""
+    text = "\n".join([
+        "// chapter X", "//   v6 six", "//   v6a sixa", "//   v6b sixb", "//   v7 seven",
+        '#include "gpu.h"',
+        "// ---- v6 six ----", "static void launch_v6(void *p) { (void)p; }",
+        "// ---- v6a sixa ----", "__global__ void k6a(float *x) {", "    // EXERCISE: sub begin",
+        "    x[0] = 1;", "    // EXERCISE: sub end", "}", "static void launch_v6a(void *p) { (void)p; }",
+        "// ---- wide loads (v6b on) ----", "__device__ void wide_v6b() {}",
+        "// ---- v6b sixb ----", "static void launch_v6b(void *p) { wide_v6b(); (void)p; }",
+        "// ---- v7 seven ----", "static void launch_v7(void *p) { wide_v6b(); (void)p; }",
+        "// ---- the version table ----", "static const version versions[] = {",
+        '    {"v6", "six", launch_v6, 0},', '    {"v6a", "sixa", launch_v6a, 0},',
+        '    {"v6b", "sixb", launch_v6b, 0},', '    {"v7", "seven", launch_v7, 0},', "};", ""])
+    kit = source.kit_text(text, "sub", "v6a", False, "kit")
+    kept = {r.tag for r in source.version_rows(kit.split("\n"))}
+    check(kept == {"v6", "v6a"} and "wide_v6b" not in kit and "launch_v6(" in kit
+          and "kl_exercise_todo" in kit and "sixb" not in kit,
+          "kits: a kit for sub-step v6a keeps v6 and v6a, and leaves out v6b, what serves it "
+          "('(v6b on)') and v7", str(sorted(kept)))
+
+
 # ---- with a GPU ---------------------------------------------------------------------------------
 
 def test_gpu(tmp):
@@ -615,9 +861,13 @@ def main(argv):
             exs = test_exercises()
             test_bad_input(tmp)
             test_splicer()
+            test_substeps()
             test_rules()
             test_sandbox(tmp)
             test_secret_and_runs(tmp)
+            test_speed_statistics()
+            test_speed_protocol(tmp)
+            test_roster_and_deadline(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
             test_grading_without_gpu(tmp, gpu)
