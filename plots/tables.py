@@ -14,7 +14,9 @@ and a number in the prose may name the one row and column it quotes, written rig
 it differs; the folder, as for tables, is the GPU's unless the name has one). A number derived
 from two quoted values, their quotient, names both, " / " between them:
     3.2<!-- ratio h200/ncu/04-atomics n=16777216 version=v2 WAVEFRONTS / h200/ncu/04-atomics n=16777216 version=v2 INSTRUCTIONS -->
-and the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
+A column us_median is ms_median in microseconds, for latencies (07's small messages). The
+timing column (launch, batch, graph) filters like any other: timing=batch.
+And the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
 An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
 table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
 answer key may hold tables too. A chapter README lists its exercises between <!-- exercises -->
@@ -107,6 +109,8 @@ def fmt(row, col, rows):
         if not row.get("extra_value"):
             return "-"
         return f'{float(row["extra_value"]):.4g} {pretty_unit(row["extra_name"])}'
+    if col == "us_median":  # a latency: the median in microseconds
+        return "-" if not row["ms_median"] else f'{float(row["ms_median"]) * 1e3:.1f}'
     if col == "ms":
         if not row["ms_median"]:
             return "-"
@@ -152,7 +156,8 @@ def heading(col, rows):
         return "per clock per SM" if all("per_clk_per_sm" in r["extra_name"] for r in rows) else "figure"
     if col == "extra_value":
         return next((r["extra_name"] for r in rows if r["extra_name"]), "extra").replace("_", " ")
-    return {"ms": "ms median [min, max]", "ms_median": "ms (median)", "gbps": "GB/s",
+    return {"ms": "ms median [min, max]", "ms_median": "ms (median)", "us_median": "µs (median)",
+            "gbps": "GB/s",
             "gflops": "GFLOP/s", "max_rel_err": "max rel err", "ok": "check"}.get(col, col)
 
 

@@ -15,6 +15,11 @@
 //                  (flags at system scope), one kernel gathers the finished shards
 //   v5 ring        one kernel a GPU: channels (blocks) each run a ring over every GPU, step by
 //                  step, chunk by chunk, each step waiting only for the left neighbour's flag
+//   v6 oneshot     for small buffers: one kernel a GPU whose blocks meet the other GPUs' blocks
+//                  (flags counted by the kernel: no host work between calls) and then load and
+//                  add every GPU's whole input, one step
+//   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
+//   v8 auto        picks v6, v7 or v5 by the size of the call (its rule printed)
 //
 // Build and run:   make build/allreduce && build/allreduce       (n = 2^28 floats, 1 GiB a GPU)
 //                  build/allreduce -n 1000003 -v v3,v5 --reps 50
@@ -56,6 +61,12 @@
 #define EVENTS 64
 // Flag words a GPU, written by the other GPUs (v4: one per peer; v5: one per channel).
 #define FLAG_WORDS 64
+// The most blocks in a grid of v6 on, whose blocks meet the other GPUs' blocks (meet.cuh): all
+// of a grid's blocks must be on the GPU at once, and 64 is far below the SMs of any GPU this
+// chapter runs on. Their flags: one word for each of three meetings (start, middle, end), each
+// block and each peer, in the memory of every GPU.
+#define MEET_BLOCKS 64
+#define MEET_WORDS (3 * MEET_BLOCKS * MAX_GPUS)
 
 // --input: what the floats are.
 //   random  uniform in [-1, 1): GPU 0 takes the generator's first n values, GPU 1 the next n...
@@ -68,8 +79,13 @@ static const char *const inputs[] = {"random", "int", NULL};
 enum {
     NEEDS_ALL_PEERS = 4u,   // every GPU loads from and stores to every other GPU's memory
     NEEDS_RING_PEERS = 8u,  // GPU g reaches GPU g - 1 (it loads) and GPU g + 1 (it sets a flag)
-    CAPTURES = 16u,         // its calls can be captured in a CUDA graph (--graph); the others
-                            // are skipped there, with the reason (no_graph_why)
+    // Whether a CUDA graph can capture its calls (--graph); the others are skipped there, with
+    // the reason (no_graph_why)
+    CAPTURES = 16u,         // it can
+    HOST_WAITS = 32u,       // it cannot: its launch waits on the host
+    PEER_COPIES = 64u,      // it cannot: cudaMemcpyPeerAsync cannot be captured
+    HOST_COUNTS = 128u,     // it cannot: its kernels take a count kept on the host, which a
+                            // graph would replay unchanged
 };
 
 // The problem every version sees. Pointers are per GPU: x[g] lives on GPU g.
@@ -84,6 +100,8 @@ typedef struct {
     size_t slot;                 // floats from one peer's piece to the next in scratch (v2, v3)
     unsigned long long *barrier_flags[MAX_GPUS], *ring_flags[MAX_GPUS];  // FLAG_WORDS each
     unsigned long long barrier_epoch, ring_seq;  // how far those flags have counted (v4, v5)
+    unsigned long long *meet_flags[MAX_GPUS];    // v6 on: MEET_WORDS each (meet.cuh)
+    unsigned long long *meet_count[MAX_GPUS];    // v6 on: each block's calls, MEET_BLOCKS each
     unsigned long long *failure[MAX_GPUS];       // 4 words: a wait that timed out says so here
     cudaStream_t stream[MAX_GPUS][STREAMS];
     cudaEvent_t go;                                // recorded on GPU 0 when a launch begins
@@ -141,16 +159,17 @@ static double busbw_factor(int gpus) { return 2.0 * (gpus - 1) / gpus; }
 // recording `done`, and GPU 0's default stream waiting for every `done`: the stop event, recorded
 // next by the harness, comes after the last GPU's last operation. This also orders launches: the
 // next one cannot begin on any GPU before this one has ended on all of them, which v1 to v5 rely
-// on (each reads memory that another GPU's next call would write).
+// on: v2 to v5 write memory that another GPU may still be reading for the call before, and v1
+// reads other GPUs' inputs, which a caller may change once the call has ended on their GPU.
 //
 // A batch (--batch N, time_batch below) is timed with one pair of events around N launches on
 // the stream `origin`: it forks every stream from there once, before the first launch, and joins
 // them there once, after the last. Inside a batch, fork_streams orders a launch after the one
 // before on every GPU (every stream of every GPU waits for every GPU's `done` of that launch) and
 // join_streams joins each GPU's side streams into its stream 0: the host still orders the calls
-// of v1 to v5, with about as many calls into CUDA as a fork and a join. NCCL orders its calls
-// on the GPUs itself and uses fork_unless_batched and join_unless_batched: in a batch the host
-// does nothing between its calls.
+// of v1 to v5, with about as many calls into CUDA as a fork and a join. NCCL and v6 on order
+// their calls on the GPUs themselves and use fork_unless_batched and join_unless_batched: in a
+// batch the host does nothing between their calls.
 static void fork_from(allreduce_problem *p, cudaStream_t origin) {
     CHECK(cudaSetDevice(0));
     CHECK(cudaEventRecord(p->go, origin));
@@ -244,17 +263,25 @@ static void launch_nccl(void *problem) {
 #include "nvlink.cuh"
 #include "v04-direct.cuh"
 #include "v05-ring.cuh"
+#include "meet.cuh"
+#include "peer-sum.cuh"
+#include "v06-oneshot.cuh"
+#include "v07-twoshot.cuh"
+#include "v08-auto.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
 static const version versions[] = {
     {"nccl", "AllReduce", launch_nccl, KL_BASELINE | CAPTURES},
-    {"v0", "host", launch_v0, 0},
-    {"v1", "naive", launch_v1, 0},
-    {"v2", "shards", launch_v2, 0},
-    {"v3", "pipelined", launch_v3, 0},
-    {"v4", "direct", launch_v4, NEEDS_ALL_PEERS},
-    {"v5", "ring", launch_v5, NEEDS_RING_PEERS},
+    {"v0", "host", launch_v0, HOST_WAITS},
+    {"v1", "naive", launch_v1, PEER_COPIES},
+    {"v2", "shards", launch_v2, PEER_COPIES},
+    {"v3", "pipelined", launch_v3, PEER_COPIES},
+    {"v4", "direct", launch_v4, NEEDS_ALL_PEERS | HOST_COUNTS},
+    {"v5", "ring", launch_v5, NEEDS_RING_PEERS | HOST_COUNTS},
+    {"v6", "oneshot", launch_v6, NEEDS_ALL_PEERS | CAPTURES},
+    {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
+    {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -315,20 +342,22 @@ static double allreduce_busbw(void *problem, double ms) {
 
 // ---- timing a batch of calls (--batch N, --graph) -----------------------------------------------
 
-// Why version v cannot be captured in a CUDA graph, or NULL when it can.
+// Under --graph, why version v cannot be captured in a CUDA graph; NULL when it can, or without
+// --graph.
 static const char *no_graph_why(const allreduce_problem *p, const version *v) {
-    (void)p;  // (a version whose answer depends on the size will need it)
-    if (v->flags & CAPTURES) return NULL;
-    if (v->launch == launch_v0) return "its launch waits on the host for the copies down";
-    if (v->launch == launch_v4 || v->launch == launch_v5)
+    if (!p->graph) return NULL;
+    if (v->launch == launch_v8 && v8_pick(p->n, p->gpus) == PICK_RING) return v8_ring_why;
+    if (v->flags & HOST_WAITS) return "its launch waits on the host for the copies down";
+    if (v->flags & PEER_COPIES) return "cudaMemcpyPeerAsync cannot be captured";
+    if (v->flags & HOST_COUNTS)
         return "its kernels take a count kept on the host (v4's epoch, v5's base), which a "
                "graph would replay unchanged";
-    return "cudaMemcpyPeerAsync cannot be captured";
+    return NULL;
 }
 
 static const char *allreduce_skip(void *problem, const version *v) {
     allreduce_problem *p = (allreduce_problem *)problem;
-    return p->graph ? no_graph_why(p, v) : NULL;
+    return no_graph_why(p, v);
 }
 
 // `count` launches of v back to back, forked from `origin` once and joined into it once.
@@ -498,6 +527,7 @@ static int allreduce_self_test(void) {
     printf("%s ring_segment: on 2 to %d GPUs each step reads what the left neighbour wrote the "
            "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
     failed += !ok;
+    failed += v8_self_test();  // the rule launch_v8 follows (a kit without v8 leaves this out)
     // the tolerance and the bus bandwidth
     ok = allreduce_tolerance(2, 6.0, 1) == 0.0 &&
          allreduce_tolerance(2, 1.5, 0) == FLT_EPSILON * 3.0 && busbw_factor(2) == 1.0 &&
@@ -580,6 +610,12 @@ static void allocate(allreduce_problem *p) {
             *f = (unsigned long long *)gpu_alloc(FLAG_WORDS * sizeof(unsigned long long), "flags");
             CHECK(cudaMemset(*f, 0, FLAG_WORDS * sizeof(unsigned long long)));
         }
+        size_t meet_bytes = MEET_WORDS * sizeof(unsigned long long);
+        p->meet_flags[g] = (unsigned long long *)gpu_alloc(meet_bytes, "meeting flags");
+        CHECK(cudaMemset(p->meet_flags[g], 0, meet_bytes));
+        p->meet_count[g] = (unsigned long long *)gpu_alloc(MEET_BLOCKS * sizeof(unsigned long long),
+                                                           "call counts");
+        CHECK(cudaMemset(p->meet_count[g], 0, MEET_BLOCKS * sizeof(unsigned long long)));
         gpu_poison(p->out[g], bytes);
         gpu_poison(p->scratch[g], p->scratch_count * sizeof(float));
         for (int s = 0; s < STREAMS; s++) {
@@ -628,6 +664,8 @@ static void release(allreduce_problem *p) {
         CHECK(cudaFree(p->barrier_flags[g]));
         CHECK(cudaFree(p->ring_flags[g]));
         CHECK(cudaFree(p->failure[g]));
+        CHECK(cudaFree(p->meet_flags[g]));
+        CHECK(cudaFree(p->meet_count[g]));
         for (int s = 0; s < STREAMS; s++) {
             CHECK(cudaStreamDestroy(p->stream[g][s]));
             CHECK(cudaEventDestroy(p->done[g][s]));
