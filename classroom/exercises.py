@@ -67,6 +67,24 @@ class Exercise:
         """The chapter's source as one text: its program with its version files in place."""
         return source.flatten(self.source_path)
 
+    def kit_lines(self, solution=False):
+        """The kit's source, (line, file) pairs: source.kit_lines."""
+        pairs = source.program_lines(self.source_path)
+        return source.kit_lines("\n".join(l for l, _ in pairs), self.name, self.version, solution,
+                                self.note(), program=self.topic, also_drop=self.other_parts(),
+                                origins=[f for _, f in pairs])
+
+    def kit_files(self, solution=False):
+        """The kit's source files, [(name, text)]: the program, then the files it includes."""
+        return source.kit_files(self.kit_lines(solution), self.topic + ".cu")
+
+    def region_files(self):
+        """The files that hold this exercise's regions, in order: what a student hands in."""
+        pairs = source.program_lines(self.source_path)
+        names = [pairs[r.begin][1] or self.topic + ".cu"
+                 for r in source.regions([l for l, _ in pairs], self.name)]
+        return sorted(set(names), key=names.index)
+
     def total(self):
         return sum(self.rubric[k]["points"] for k in ("compile", "correct", "sanitize", "speed"))
 
@@ -77,8 +95,8 @@ class Exercise:
                 f"back as the kit has it.")
 
     def kit_source(self, solution=False):
-        return source.kit_text(self.text(), self.name, self.version, solution, self.note(),
-                               program=self.topic, also_drop=self.other_parts())
+        """The kit's source as one text (what the grader splices into and compiles)."""
+        return "\n".join(line for line, _ in self.kit_lines(solution))
 
     def other_parts(self):
         """The versions of this chapter's other exercises that sit in another version table
@@ -216,7 +234,8 @@ def validate(ex):
             problems.append(f"rubric: version {ex.version} is not in the chapter's table")
         kit, solution = ex.kit_source(False), ex.kit_source(True)
         # the reference solution must pass the rules a submission's regions are held to
-        source.splice(kit, solution, solution, ex.name, source.type_names(ex.text()))
+        source.splice(kit, solution, [(ex.topic + ".cu", solution)], ex.name,
+                      source.type_names(ex.text()))
         if rules_broken(ex, solution):
             problems.append(f"the reference solution breaks the rubric's rules: "
                             f"{rules_broken(ex, solution)}")

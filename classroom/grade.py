@@ -3,7 +3,7 @@
 
   make exercises                                   list every exercise
   make starter   CH=01-transpose EX=tiled DEST=dir write a student's kit
-  make grade     CH=... EX=... SUB=file-or-kit OUT=dir            grade one submission
+  make grade     CH=... EX=... SUB=kit-or-file OUT=dir            grade one submission
   make grade-all CH=... EX=... SUBS=dir-of-students OUT=dir       grade a class, write a gradebook
                  [ROSTER=roster.csv] [DEADLINE=2025-03-01T23:59:00+01:00]   keyed by a roster, with a late column
 
@@ -176,9 +176,10 @@ def cmd_grade(args):
         raise UsageError(f"no submission at {args.submission}")
     path = os.path.abspath(args.submission).rstrip("/")
     name = os.path.basename(path)
-    if os.path.isfile(path):  # alice.cu is alice; submissions/alice/transpose.cu is alice too
+    if os.path.isfile(path):  # alice.cu is alice; alice/transpose.cu, alice/v01-tiled.cuh too
         stem = os.path.splitext(name)[0]
-        name = os.path.basename(os.path.dirname(path)) if stem == ex.topic else stem
+        mine = stem == ex.topic or name in ex.region_files()
+        name = os.path.basename(os.path.dirname(path)) if mine else stem
     return grade_many(ex, [(name, args.submission)], args.out, Toolchain(args, ex), args, True)
 
 
@@ -200,18 +201,19 @@ def cmd_grade_all(args):
             skipped.append((d, "a hidden entry"))
         elif os.path.isdir(path):  # a link too: its grading refuses it, named as a link
             students.append((d, path))
-        elif os.path.isfile(path) and d.endswith(".cu") and len(d) > 3:
-            students.append((d[:-3], path))  # a loose alice.cu is alice's submission
+        elif os.path.isfile(path) and d.endswith((".cu", ".cuh")) and not d.startswith(".cu"):
+            # a loose alice.cu (a kit of one file) or alice.cuh (the region file) is alice's
+            students.append((os.path.splitext(d)[0], path))
         else:
-            skipped.append((d, "not a student's folder or a .cu file"))
+            skipped.append((d, "not a student's folder, .cu or .cuh file"))
     names = [n for n, _ in students]
     for n in sorted({n for n in names if names.count(n) > 1}):  # alice/ and alice.cu
-        skipped.append((n, "both a folder and a .cu file: neither is graded; keep one"))
+        skipped.append((n, "both a folder and a file of that name: neither is graded; keep one"))
         students = [(m, p) for m, p in students if m != n]
     for name, why in skipped:
         print(f"grade-all: skipped {name}: {why}")
     if not students:
-        raise UsageError(f"{args.submissions} holds no student folders or .cu files")
+        raise UsageError(f"{args.submissions} holds no student folders, .cu or .cuh files")
     book = book_of(args)
     if book.roster is not None:
         for name, _ in students:

@@ -39,7 +39,8 @@ build/common/%.o: common/%.c $(wildcard common/*.h) | build/common
 build/common/gpu.o: common/gpu.cu $(wildcard common/*.h) | build/common
 	$(NVCC) $(NVFLAGS) -c -o $@ $<
 
-$(PROGRAM): @TOPIC@.cu $(COMMON_OBJS) $(wildcard common/*.h common/*.cuh)
+# the program includes its version files (*.cuh): a change to any of them rebuilds it
+$(PROGRAM): @TOPIC@.cu $(wildcard *.cuh) $(COMMON_OBJS) $(wildcard common/*.h common/*.cuh)
 	$(NVCC) $(NVFLAGS) -o $@ @TOPIC@.cu $(COMMON_OBJS) $(LIBS)
 
 # Every version in the kit at the chapter's default size, timed against the baseline.

@@ -1,6 +1,8 @@
-"""kits.py: a student's starter kit (make starter): the chapter's source cut after the exercise's
-version with its regions replaced by a stub (source.kit_text, through Exercise.kit_source), the
-files of common/ it needs, a Makefile (kit.mk), check.args and sanitize.args, the statement with
+"""kits.py: a student's starter kit (make starter), laid out as the chapter is: its program cut
+after the exercise's version (no later version's include, table row or header line), the
+version and piece files up to that version unchanged, but for the file(s) holding the
+exercise's regions, each region replaced by a stub (Exercise.kit_files, from source.kit_lines);
+the files of common/ it needs, a Makefile (kit.mk), check.args and sanitize.args, the statement with
 its grading table (rubric_text, which make plots also writes into the committed statements),
 ANSWERS.md for the written answers and .exercise, which says what the kit was made from.
 """
@@ -19,9 +21,10 @@ def write_kit(ex, dest, tc):
     if os.path.exists(dest) and os.listdir(dest):
         raise UsageError(f"{dest} exists and is not empty: a kit is written into a new folder")
     os.makedirs(os.path.join(dest, "common"), exist_ok=True)
-    text = ex.kit_source(False)
-    with open(os.path.join(dest, ex.topic + ".cu"), "w") as f:
-        f.write(text)
+    files = ex.kit_files(False)
+    for name, text in files:
+        with open(os.path.join(dest, name), "w") as f:
+            f.write(text)
     for path in sorted(glob.glob(os.path.join(ROOT, "common", "*"))):
         if os.path.basename(path) != "gpuinfo.cu":
             shutil.copy(path, os.path.join(dest, "common"))
@@ -53,7 +56,9 @@ def write_kit(ex, dest, tc):
         f.write("/build/\n")
     with open(os.path.join(dest, ".exercise"), "w") as f:
         json.dump({"chapter": ex.chapter, "exercise": ex.name, "version": ex.version,
-                   "source_sha256": hashlib.sha256(text.encode()).hexdigest()}, f, indent=2)
+                   "files": [name for name, _ in files], "regions_in": ex.region_files(),
+                   "source_sha256": hashlib.sha256(ex.kit_source(False).encode()).hexdigest()},
+                  f, indent=2)
         f.write("\n")
 
 
@@ -78,7 +83,7 @@ def rubric_text(ex):
     n = len(c["cases"]) + c.get("secret", 0)
     tiers = "; ".join(f"at least {t:g} of its speed: {p:g}" for t, p in r["speed"]["tiers"])
     return f"""`make grade` (the instructor's) takes only the bodies between the `EXERCISE: {ex.name}` markers
-from your `{ex.topic}.cu`, puts them into a fresh copy of this kit's source, and ignores any
+from your {handed_in(ex)}, puts them into a fresh copy of this kit's source, and ignores any
 other change. Out of {ex.total():g} points:
 
 | what | points | how |
@@ -91,6 +96,11 @@ other change. Out of {ex.total():g} points:
 Each run has a time limit: a hang costs its case. The sanitizer and speed cases need at least
 one correct case first.{rules_line(ex)}{gpus_line(ex)}
 """
+
+
+def handed_in(ex):
+    """The file(s) a student edits and hands in, for a sentence: "`v01-tiled.cuh`"."""
+    return " and ".join(f"`{n}`" for n in ex.region_files())
 
 
 def gpus_line(ex):
@@ -122,6 +132,10 @@ def kit_text_help(ex):
     make run          # every version in the kit at the default size, timed
     build/{ex.topic} --help
 
+The kit is laid out as the chapter is: `{ex.topic}.cu` (the problem, the CPU reference, the version
+table and `main`) includes one file per version, up to {ex.version}, and the pieces they share, so
+`diff` against the chapter's own files shows the same steps. Your code goes between the
+`EXERCISE: {ex.name}` markers of {handed_in(ex)}; every other file is the chapter's, unchanged.
 Until you write it, {ex.version} prints `exercise {ex.name}: not written yet` and fails its check.
-Hand in `{ex.topic}.cu` (or the whole folder) and your answers to the questions in `ANSWERS.md`.
+Hand in {handed_in(ex)} (or the whole folder) and your answers to the questions in `ANSWERS.md`.
 """

@@ -4,8 +4,9 @@ compiles it, runs each case and scores it, the speed by the rubric's tiers. A cl
 by grade.py's grade_many: every submission compiled at once, then each one's GPU cases in turn.
 
 How a submission is graded (docs/instructors.md says why each step is there):
-  1. Only the bodies of its exercise regions are taken; they are put into the kit's own source,
-     so changes anywhere else count for nothing (and are named in the report). A region may
+  1. Only the bodies of its exercise regions are taken (from the file(s) that hold them, in the
+     kit folder or alone: submission.py); they are put into the kit's own source, so changes
+     anywhere else count for nothing (and are named in the report, file by file). A region may
      hold device code, or in a launcher only the names the reference uses: see source.py.
   2. It is compiled (a case); an error ends the grading with 0 points.
   3. Correctness: each case runs the program with --dump, in its own folder, with a scrubbed
@@ -34,7 +35,7 @@ import source
 import speed
 from exercises import rules_broken
 from sandbox import run
-from submission import read_source
+from submission import read_submission
 from toolchain import GraderError
 
 PARALLEL_CASES = 4     # correctness and sanitizer runs at once (speed runs alone)
@@ -143,8 +144,8 @@ class Grading:
         """Splice and compile. Returns True when there is a program to run."""
         compile_case = self.case("compile")[0]
         try:
-            text = read_source(self.ex, self.sub, self.notes)
-            graded, notes = source.splice(kit, solution, text, self.ex.name, types)
+            pieces = read_submission(self.ex, self.sub, self.notes)
+            graded = source.splice(kit, solution, pieces, self.ex.name, types)
         except source.RegionError as e:
             compile_case.result(False, f"the submission's regions cannot be graded: {e}")
             self.not_run(("correct", "sanitize", "speed"), "the submission was not graded")
@@ -154,7 +155,6 @@ class Grading:
             compile_case.result(False, f"the submission's regions cannot be graded: {broken}")
             self.not_run(("correct", "sanitize", "speed"), "the submission was not graded")
             return False
-        self.notes.extend(notes)
         src = os.path.join(self.work, self.ex.topic + ".cu")
         with open(src, "w") as f:
             f.write(graded)
@@ -280,10 +280,12 @@ class Grading:
             rounds.append((r_row, s_row))
             return round_ratio(r_row, s_row)
 
+        max_rounds, max_seconds, capped = speed.caps(spec)
+        if capped:  # on the console and in every report, not only in the speed case's output
+            self.notes.append(f"speed: {capped}: at most {max_rounds} rounds, {max_seconds:g} s")
         t0 = time.monotonic()
         try:
-            e = speed.measure(one_round, spec.get("max_rounds", speed.MAX_ROUNDS),
-                              spec.get("max_seconds", speed.MAX_SECONDS))
+            e = speed.measure(one_round, max_rounds, max_seconds)
         except SpeedFailure as err:
             return c.result(False, str(err))
         finally:
@@ -306,7 +308,8 @@ class Grading:
         points = speed.tier_points(ratio, spec["tiers"])
         tiers = ", ".join(f"{t:g}: {p:g}" for t, p in spec["tiers"])
         c.result(points > 0, f"{ratio:.2f} of the reference solution's speed (tiers {tiers})\n"
-                 f"  {e.describe()}\n" + "\n".join(lines) + f"\n  {how}", float(points))
+                 f"  {e.describe()}\n" + "\n".join(lines) + f"\n  {how}"
+                 + (f"\n  {capped}" if capped else ""), float(points))
         c.estimate = e
         c.leaderboard = [{"name": f"ratio to the reference ({self.ex.version})",
                           "value": round(ratio, 4)}]

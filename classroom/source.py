@@ -1,15 +1,18 @@
-"""source.py: what the grader reads in a chapter's source, and the two texts it writes from it.
+"""source.py: what the grader reads in a chapter's source, and the texts it writes from it.
 
-A chapter's topic.cu is read as
-  - sections: a line "// ---- TITLE ----". A version's code sits in the section titled "vN idea";
-    a shared section that serves later versions says so in its title, "(vN on)"; a variant with
-    code of its own (an experiment on a version, "v1-transposed") sits in a section whose title
-    starts with a variant's tag, with its launcher;
+A chapter's program (topic.cu) includes its version files and shared pieces (v01-tiled.cuh,
+tiles.cuh); the grader reads it as one text with each line's file (program_lines), as
+  - sections: a line "// ---- TITLE ----", one a file. A version's code sits in the section
+    titled "vN idea"; a shared section that serves later versions says so in its title,
+    "(vN on)"; a variant with code of its own (an experiment on a version, "v1-transposed") sits
+    in a section whose title starts with a variant's tag, with its launcher;
   - version tables: "static const version NAME[] = {" up to "};", one row a line;
   - exercise regions: the whole body of one function, between the lines
     "// EXERCISE: NAME begin" and "// EXERCISE: NAME end".
-From these it writes a starter kit's source (kit_text: every later version left out, the regions
-replaced by a stub) and a graded source (splice: the kit with the submission's regions put in).
+From these it writes a starter kit (kit_lines: every later version's file left out, with its
+rows and header lines, the regions replaced by a stub; kit_files: the kit's program and the
+files it keeps, each unchanged but for the stubs) and a graded source (splice: the kit as one
+text with the submission's regions put in; changed_lines: what else a submitted file changed).
 What a region may contain is decided by check_region(), token by token: a region in a GPU
 function is device code and cannot reach the host; a region in a host function (a launcher) may
 only use the names the reference solution's region uses, and the ones it declares itself.
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 SECTION = re.compile(r"^// ---- (.+?) -+$")
 MARK = re.compile(r"^\s*// EXERCISE: ([a-z0-9][a-z0-9-]*) (begin|end)\b")
 TABLE_START = re.compile(r"^static const version (\w+)\[\] = \{\s*$")
-ROW = re.compile(r'^\s*\{"([^"]+)", "([^"]*)", (\w+), ([^}]*)\},?\s*$')
+ROW = re.compile(r'^\s*\{"([^"]+)", "([^"]*)", (\w+), ([^}]*)\},?\s*(//.*)?$')  # a comment may follow
 SERVES = re.compile(r"\((v\d+[a-w]?) on\)")  # "(v5 on)", or a sub-step's "(v4a on)"
 INCLUDE = re.compile(r'^#include [<"]')
 KERNEL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
@@ -65,11 +68,11 @@ class Region:
 LOCAL_INCLUDE = re.compile(r'^#include "([A-Za-z0-9][A-Za-z0-9._-]*\.cuh)"\s*$')
 
 
-def flatten(path):
-    """A chapter program's text with its own files put in place: each line `#include "F.cuh"`
-    naming a file beside it (a version's file, or a piece several versions share) becomes that
-    file's text, so the grader reads one source as the compiler sees it. Headers from common/
-    are not beside it and stay includes."""
+def program_lines(path):
+    """(line, file) of each line of a chapter program with its own files put in place: each line
+    `#include "F.cuh"` naming a file beside it (a version's file, or a piece several versions
+    share) becomes that file's lines, each paired with F; the program's own lines are paired
+    with None. Headers from common/ are not beside it and stay includes."""
     folder = os.path.dirname(path)
     with open(path) as f:
         lines = f.read().split("\n")
@@ -79,10 +82,29 @@ def flatten(path):
         inner = os.path.join(folder, m.group(1)) if m else None
         if inner and os.path.isfile(inner):
             with open(inner) as f:
-                out.extend(f.read().rstrip("\n").split("\n"))
+                out.extend((l, m.group(1)) for l in f.read().rstrip("\n").split("\n"))
         else:
-            out.append(line)
-    return "\n".join(out)
+            out.append((line, None))
+    return out
+
+
+def flatten(path):
+    """A chapter program's text with its own files put in place (program_lines): one source, as
+    the compiler sees it."""
+    return "\n".join(line for line, _ in program_lines(path))
+
+
+def kit_files(pairs, program):
+    """A kit's files from its lines and where each came from (kit_lines): [(name, text)], the
+    program first, holding an #include line where each of the other files began."""
+    files = {program: []}
+    for line, origin in pairs:
+        if origin is not None and origin not in files:
+            files[program].append(f'#include "{origin}"')
+            files[origin] = []
+        files[origin or program].append(line)
+    return [(name, "\n".join(lines) + ("" if name == program else "\n"))
+            for name, lines in files.items()]
 
 
 def version_rows(lines):
@@ -250,14 +272,17 @@ def dropped_rows(rows, tag, experiments=frozenset()):
             and (r.tag.split("-")[0] not in kept or r.tag in experiments)]
 
 
-def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
-    """The source a kit for `exercise` (version `tag`) gets: every version after `tag` left
-    out, the other exercises' markers removed, and this exercise's regions holding a stub (or,
-    with solution=True, the reference solution). `note` is the comment put on top. also_drop
-    names versions of the chapter's other parts (another version table) that are exercises of
-    their own: they and the versions after them are left out too, so one kit does not hold
-    another's answer. Header lines about other programs (`make build/matmul-f64`) go."""
+def kit_lines(text, exercise, tag, solution, note, program=None, also_drop=(), origins=None):
+    """The source a kit for `exercise` (version `tag`) gets, as (line, file) pairs (the file a
+    line came from, in `origins`, one a line of `text`; None: the program): every version after
+    `tag` left out, and this exercise's regions holding a stub (or, with solution=True, the
+    reference solution). `note` is the comment put on top. also_drop names versions of the
+    chapter's other parts (another version table) that are exercises of their own: they and the
+    versions after them are left out too, so one kit does not hold another's answer. Header
+    lines about other programs (`make build/matmul-f64`) go. A file the kit keeps is kept whole,
+    but for the stubs: a SourceError says where that does not hold."""
     lines = text.split("\n")
+    origins = origins or [None] * len(lines)
     rows = version_rows(lines)
     experiments = experiment_tags(lines, rows)
     drop = dropped_rows(rows, tag, experiments)
@@ -272,8 +297,10 @@ def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
         word = title.split()[0]
         serves = SERVES.search(title)
         if word in tags or (serves and serves.group(1) in tags):
-            gone.update(range(first, end))
-            kernels.update(KERNEL.findall("\n".join(lines[first:end])))
+            # a section in a file of its own ends with the file
+            mine = [i for i in range(first, end) if origins[i] == origins[first]]
+            gone.update(mine)
+            kernels.update(KERNEL.findall("\n".join(lines[i] for i in mine)))
     uses = re.compile(r"\b(%s)\b" % "|".join(sorted(launchers))) if launchers else None
     for i, line in enumerate(lines):
         if i not in gone and uses and uses.search(line):
@@ -282,14 +309,18 @@ def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
     mine = regions(lines, exercise)
     if not mine:
         raise SourceError(f"no region is marked 'EXERCISE: {exercise} begin'")
-    for r in regions(lines):
-        if r.name != exercise and r.begin not in gone:
-            gone.update((r.begin, r.end))
-    stubs = {}
+    stubs, bodies = {}, set()
     if not solution:
         for r in mine:
             stubs[r.begin] = stub(r)
-            gone.update(range(r.begin + 1, r.end))
+            bodies.update(range(r.begin + 1, r.end))
+    for name in {o for o in origins if o}:
+        where = [i for i, o in enumerate(origins) if o == name]
+        changed = [i for i in where if i in gone]
+        if changed and len(changed) < len(where):
+            raise SourceError(f"a kit for '{exercise}' keeps {name} but would change its line "
+                              f"{changed[0] - where[0] + 1}: a file goes into a kit whole or not at all")
+    gone |= bodies
     # the header's example commands name only versions, and programs, that the kit has
     for i in range(len(lines)):
         if not lines[i].startswith("//"):
@@ -299,19 +330,19 @@ def kit_text(text, exercise, tag, solution, note, program=None, also_drop=()):
         if program and any(p != program for p in re.findall(r"build/([\w-]+)", lines[i])):
             gone.add(i)
     last_include = max(i for i, l in enumerate(lines) if INCLUDE.match(l))
-    out = [f"// {l}".rstrip() for l in note.split("\n")] + ["//"]
+    out = [(f"// {l}".rstrip(), None) for l in note.split("\n")] + [("//", None)]
     for i, line in enumerate(lines):
         if i not in gone:
-            out.append(line)
+            out.append((line, origins[i]))
         if i in stubs:
-            out.extend(stubs[i])
+            out.extend((l, origins[i]) for l in stubs[i])
         if i == last_include:
-            out.append('#include "exercise.cuh"')
-    kept = "\n".join(out)
+            out.append(('#include "exercise.cuh"', None))
+    kept = "\n".join(line for line, _ in out)
     for k in sorted(kernels):
         if re.search(r"\b%s\b" % k, kept):
             raise SourceError(f"the kit for '{exercise}' leaves out {k} but still uses it")
-    return kept
+    return out
 
 
 def _header_entries(lines, tags):
@@ -346,23 +377,28 @@ def stub(r):
 
 # ---- splicing a submission in -------------------------------------------------------------------
 
-def splice(kit, solution, submission, exercise, type_words):
-    """The graded source: `kit` (the kit's source, with stubs) with the bodies of the
-    submission's regions in place of the stubs. Returns (text, notes); raises RegionError when
-    the submission's regions cannot be taken. `solution` is the kit with the reference's
-    regions, whose host regions give the names a submission's host region may use."""
-    kl, sl, ul = kit.split("\n"), solution.split("\n"), submission.split("\n")
+def splice(kit, solution, pieces, exercise, type_words):
+    """The graded source: `kit` (the kit's source as one text, with stubs) with the bodies of
+    the submission's regions in place of the stubs. `pieces`: [(file name, text)], the
+    submission's files that hold its regions, in the kit's order (the region files, or a kit
+    of one file). Raises RegionError when the regions cannot be taken. `solution` is the kit
+    with the reference's regions, whose host regions give the names a submission's host region
+    may use. What changed outside the regions is changed_lines'."""
+    kl, sl = kit.split("\n"), solution.split("\n")
     want = regions(kl, exercise)
     ref = regions(sl, exercise)
-    got = [r for r in _marks(ul, RegionError) if r[0] == exercise]
+    got = []  # (file name, its lines, begin, end) of each region, in order
+    for name, text in pieces:
+        ul = text.split("\n")
+        got += [(name, ul, b, e) for n, b, e in _marks(ul, RegionError) if n == exercise]
     if len(got) != len(want):
         raise RegionError(f"the submission has {len(got)} region(s) marked "
                           f"'EXERCISE: {exercise} begin/end'; the exercise has {len(want)}: "
                           f"keep the marker lines as the kit has them")
-    out, notes, pos = [], [], 0
-    for w, rr, (_, b, e) in zip(want, ref, got):
+    out, pos = [], 0
+    for k, (w, rr, (name, ul, b, e)) in enumerate(zip(want, ref, got)):
         body = ul[b + 1:e]
-        where = f"region {want.index(w) + 1} (the body of {w.function}, submission lines {b + 2}-{e})"
+        where = f"region {k + 1} (the body of {w.function}, {name} lines {b + 2}-{e})"
         try:
             check_region("\n".join(body), w.device, rr.body(sl), type_words)
         except RegionError as err:
@@ -371,26 +407,24 @@ def splice(kit, solution, submission, exercise, type_words):
         out.extend(body)
         pos = w.end
     out.extend(kl[pos:])
-    changed = _outside_changes(kl, want, ul, got)
-    if changed:
-        notes.append("changes outside the exercise regions are ignored (the kit's text is used "
-                     "there): submission lines " + changed)
-    return "\n".join(out), notes
+    return "\n".join(out)
 
 
-def _outside_changes(kit_lines, want, sub_lines, got):
-    """The submission's lines outside its regions that differ from the kit's, as '3-5, 88'."""
-    def outside(lines, spans):
+def changed_lines(kit, text, exercise):
+    """The lines of a submitted file (`text`) outside the exercise's regions that differ from
+    the kit's file (`kit`), as '3-5, 88', or '' when none do. Marker lines of other exercises
+    are left out of the comparison (a kit of the earlier one-file layout had none)."""
+    def outside(lines):
+        spans = [(b, e) for n, b, e in _marks(lines, RegionError) if n == exercise]
         keep, pos = [], 0
-        for b, e in spans:
-            keep.extend((i, lines[i]) for i in range(pos, b + 1))
+        for b, e in spans + [(len(lines), len(lines))]:
+            keep.extend((i, lines[i].rstrip()) for i in range(pos, min(b + 1, len(lines)))
+                        if not (MARK.match(lines[i]) and MARK.match(lines[i]).group(1) != exercise))
             pos = e
-        keep.extend((i, lines[i]) for i in range(pos, len(lines)))
         return keep
-    a = outside(kit_lines, [(w.begin, w.end) for w in want])
-    b = outside(sub_lines, [(g[1], g[2]) for g in got])
-    sm = difflib.SequenceMatcher(None, [t.rstrip() for _, t in a], [t.rstrip() for _, t in b],
-                                 autojunk=False)
+    sub = text.split("\n")
+    a, b = outside(kit.split("\n")), outside(sub)
+    sm = difflib.SequenceMatcher(None, [t for _, t in a], [t for _, t in b], autojunk=False)
     spans = []
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
@@ -398,7 +432,7 @@ def _outside_changes(kit_lines, want, sub_lines, got):
         if j2 > j1:
             first, last = b[j1][0] + 1, b[j2 - 1][0] + 1
         else:  # lines deleted: name the submission line where they were
-            first = last = (b[j1][0] + 1) if j1 < len(b) else len(sub_lines)
+            first = last = (b[j1][0] + 1) if j1 < len(b) else len(sub)
         spans.append(str(first) if first == last else f"{first}-{last}")
     return ", ".join(spans)
 

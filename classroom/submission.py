@@ -1,8 +1,10 @@
-"""submission.py: reading a student's submission: which file is its source (a .cu file, the kit
-folder, or the kit one folder down in an unpacked archive), never a symbolic link, device or
-pipe (another student's file, the reference, /dev/zero), notes on what in it the grader
-ignores (changed files of common/, a kit made from another version of the chapter), and when it
-was handed in (submitted_at: a git repository's commit time, else its newest file's time).
+"""submission.py: reading a student's submission: the file(s) holding its regions (the kit
+folder, or the kit one folder down in an unpacked archive; the region file(s) alone, loose or in
+a folder; or a kit of the earlier one-file layout), never a symbolic link, device or pipe
+(another student's file, the reference, /dev/zero); notes on what in it the grader ignores, file
+by file (changed lines outside the regions, changed files of common/, files the kit does not
+have, a kit made from another version of the chapter), and when it was handed in (submitted_at:
+a git repository's commit time, else its newest file's time).
 """
 import datetime
 import glob
@@ -15,37 +17,78 @@ import subprocess
 import source
 from exercises import ROOT
 
+LIMIT = 4 << 20  # bytes read of a submitted file
 
-def read_source(ex, sub, notes):
-    """The submission's source text. `sub` is a .cu file, a kit folder or a kit one folder
-    down; notes on what in it is ignored are added to `notes` (and kept where the submission
-    is then refused). A RegionError says why there is nothing to grade."""
-    path = sub
+
+def read_submission(ex, sub, notes):
+    """The submission's files that hold its regions, [(file name, text)], for source.splice.
+    `sub` is a kit folder (or the kit one folder down), a folder holding the region file(s),
+    or one file: a region file, or a kit of the earlier one-file layout (any .cu). Notes on
+    what in it is ignored are added to `notes` (and kept where the submission is then
+    refused). A RegionError says why there is nothing to grade."""
+    kit = dict(ex.kit_files(False))
+    program, holders = ex.topic + ".cu", ex.region_files()
+    path, folder = sub, None
     links = [path.rstrip(os.sep) or path]  # what must not be a symbolic link
     if os.path.isdir(path):
         # the kit itself, or the kit one folder down (an unpacked archive)
-        inner = [d for d in glob.glob(os.path.join(path, "*", ex.topic + ".cu"))]
-        if not os.path.exists(os.path.join(path, ex.topic + ".cu")) and len(inner) == 1:
-            path = os.path.dirname(inner[0])
+        here = lambda d: any(os.path.lexists(os.path.join(d, n)) for n in kit)
+        inner = [d for d in glob.glob(os.path.join(path, "*", "")) if here(d)]
+        if not here(path) and len(inner) == 1:
+            path = inner[0].rstrip(os.sep)
             links.append(path)
-        cu = os.path.join(path, ex.topic + ".cu")
-        if not os.path.exists(cu):
-            found = glob.glob(os.path.join(path, "*.cu"))
+        folder = path
+        if all(os.path.lexists(os.path.join(folder, n)) for n in holders):
+            names = holders  # this layout: the region files
+        elif os.path.lexists(os.path.join(folder, program)):
+            names = [program]  # a kit of one file
+        else:
+            found = sorted(glob.glob(os.path.join(folder, "*.cu")) +
+                           glob.glob(os.path.join(folder, "*.cuh")))
             if len(found) != 1:
-                raise source.RegionError(f"no {ex.topic}.cu in the submission folder")
-            cu = found[0]
-        notes.extend(ignored_files(ex, path, cu))
-        notes.extend(stale_kit(ex, path))
-        path = cu
-    links.append(path)
+                raise source.RegionError(f"no {' or '.join(holders)} in the submission folder "
+                                         f"(the file that holds the regions)")
+            names = [os.path.basename(found[0])]
+        paths = [os.path.join(folder, n) for n in names]
+    else:
+        paths = [path]
+    links += paths
     linked = [p for p in links if os.path.islink(p)]
     if linked:
         raise source.RegionError(f"{linked[0]} is a symbolic link; a submission must be its "
                                  f"own files")
-    data = read_regular(path, 4 << 20) if os.path.isfile(path) else None
-    if data is None:
-        raise source.RegionError(f"no submission at {sub}")
-    return data.decode("utf-8", "replace")
+    pieces = []
+    for p in paths:
+        data = read_regular(p, LIMIT) if os.path.isfile(p) else None
+        if data is None:
+            raise source.RegionError(f"no submission at {sub}")
+        pieces.append((os.path.basename(p), data.decode("utf-8", "replace")))
+    if not any(source.MARK.match(l) and source.MARK.match(l).group(1) == ex.name
+               for _, text in pieces for l in text.split("\n")):
+        raise source.RegionError(f"no region of exercise {ex.name} in the submission: hand in "
+                                 f"{' and '.join(holders)} (the file holding the regions) or the "
+                                 f"kit folder")
+    changed = [f"{name} lines {lines}" for name, lines in
+               ((name, source.changed_lines(kit_file(ex, kit, name, holders), text, ex.name))
+                for name, text in pieces) if lines]
+    if folder:
+        changed += ignored_files(ex, folder, kit, [n for n, _ in pieces])
+        notes.extend(stale_kit(ex, folder))
+    if changed:
+        notes.append("changes outside the exercise's regions are ignored (the kit's own text is "
+                     "used): " + "; ".join(changed))
+    return pieces
+
+
+def kit_file(ex, kit, name, holders):
+    """The kit's text a submitted file is compared with: the kit's file of that name; a loose
+    .cuh of another name is the region file (where there is one); any other file is a kit of
+    the earlier one-file layout, the kit's source as one text."""
+    if name in kit and name != ex.topic + ".cu":
+        return kit[name]
+    if name.endswith(".cuh") and len(holders) == 1:
+        return kit[holders[0]]
+    return ex.kit_source(False)
 
 
 def read_regular(path, limit):
@@ -66,31 +109,45 @@ def stale_kit(ex, folder):
     """A note when the kit the student worked in was made from another version of the chapter."""
     data = read_regular(os.path.join(folder, ".exercise"), 1 << 16)
     try:
-        made = json.loads(data.decode()).get("source_sha256") if data else None
+        made = json.loads(data.decode()) if data else {}
+        sha = made.get("source_sha256")
     except (ValueError, AttributeError):
         return []
     now = hashlib.sha256(ex.kit_source(False).encode()).hexdigest()
-    if made and made != now:
-        return ["the kit was made from another version of the chapter than the one graded now: "
-                "the regions are graded in today's kit (a fresh kit would show the differences)"]
+    if sha and sha != now:
+        what = "another version of the chapter" if "files" in made else \
+            "an earlier grader (a kit of one file) or another version of the chapter"
+        return [f"the kit was made by {what} than the one graded now: the regions are graded in "
+                f"today's kit (a fresh kit would show the differences)"]
     return []
 
 
-def ignored_files(ex, folder, cu):
-    """Files of a kit folder that differ from the kit's own: the grader uses none of them."""
-    notes = []
+def ignored_files(ex, folder, kit, read):
+    """What else of a kit folder differs from the kit's own: its other source files (the lines
+    changed), files of common/, and source files the kit does not have; the grader uses none."""
+    out = []
+    for name in kit:
+        p = os.path.join(folder, name)
+        if name in read or not os.path.isfile(p) or os.path.islink(p):
+            continue
+        data = read_regular(p, LIMIT)
+        lines = source.changed_lines(kit[name], data.decode("utf-8", "replace"), ex.name) \
+            if data is not None else "all"
+        if lines:
+            out.append(f"{name} lines {lines}")
     kit_common = os.path.join(ROOT, "common")
-    changed = []
     for path in sorted(glob.glob(os.path.join(folder, "common", "*"))):
         mine = os.path.join(kit_common, os.path.basename(path))
         size = os.path.getsize(mine) if os.path.isfile(mine) else -1
         theirs = read_regular(path, size + 1) if size >= 0 else None
         if theirs is None or theirs != read_regular(mine, size + 1):
-            changed.append(os.path.relpath(path, folder))
-    if changed:
-        notes.append("files of the kit that differ from the kit's own are not used: "
-                     + ", ".join(changed))
-    return notes
+            out.append(os.path.relpath(path, folder))
+    extra = sorted(os.path.basename(p) for e in ("*.cu", "*.cuh", "*.h")
+                   for p in glob.glob(os.path.join(folder, e)))
+    extra = [n for n in extra if n not in kit and n not in read]
+    if extra:
+        out.append("files the kit does not have: " + ", ".join(extra))
+    return out
 
 
 def submitted_at(path):

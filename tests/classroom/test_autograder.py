@@ -161,18 +161,22 @@ def write_kit(chapter, exercise, dest, solution):
     p = make("starter", f"CH={chapter}", f"EX={exercise}", f"DEST={dest}")
     if p.returncode != 0:
         raise RuntimeError(f"make starter {chapter}/{exercise}: {p.stderr}")
-    if solution:
-        cu = os.path.join(dest, topic(chapter) + ".cu")
-        chap = source.flatten(os.path.join(ROOT, "chapters", chapter, topic(chapter) + ".cu")).split("\n")
-        with open(cu) as f:
-            kit = f.read().split("\n")
-        bodies = [r.body(chap) for r in source.regions(chap, exercise)]
-        regions = source.regions(kit, exercise)
-        assert len(regions) == len(bodies), f"{chapter}/{exercise}: {len(regions)} regions in the kit"
-        for r, body in reversed(list(zip(regions, bodies))):
-            kit[r.begin + 1:r.end] = body
-        with open(cu, "w") as f:
-            f.write("\n".join(kit))
+    if solution:  # each region file gets the chapter's own bodies, region by region
+        folder = os.path.join(ROOT, "chapters", chapter)
+        pairs = source.program_lines(os.path.join(folder, topic(chapter) + ".cu"))
+        holders = sorted({pairs[r.begin][1] for r in source.regions([l for l, _ in pairs], exercise)})
+        for name in holders:
+            with open(os.path.join(folder, name)) as f:
+                chap = f.read().split("\n")
+            with open(os.path.join(dest, name)) as f:
+                kit = f.read().split("\n")
+            bodies = [r.body(chap) for r in source.regions(chap, exercise)]
+            regions = source.regions(kit, exercise)
+            assert len(regions) == len(bodies), f"{chapter}/{exercise}: {len(regions)} regions in {name}"
+            for r, body in reversed(list(zip(regions, bodies))):
+                kit[r.begin + 1:r.end] = body
+            with open(os.path.join(dest, name), "w") as f:
+                f.write("\n".join(kit))
     return dest
 
 
@@ -373,7 +377,7 @@ def test_run_public(tmp):
           and "build" in res["extra_data"]["incomplete"],
           "run_autograder with no working nvcc: NOT GRADED (the autograder's failure, not the "
           "student's), not a compile error worth 0", out[-300:])
-    cu = os.path.join(sub, "transpose.cu")
+    cu = os.path.join(sub, "v01-tiled.cuh")  # the file that holds the region
     with open(cu) as f:
         kit = f.read().split("\n")
     r = source.regions(kit, "tiled")[0]
@@ -435,6 +439,9 @@ def test_gpu(tmp):
 
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
+    # the speed protocol's caps, lowered for these tests as in test_grader.py (make passes them on)
+    os.environ.setdefault("KL_SPEED_MAX_ROUNDS", "8")
+    os.environ.setdefault("KL_SPEED_MAX_SECONDS", "20")
     with tempfile.TemporaryDirectory(prefix="kl-test-autograder-") as tmp:
         if mode == "cpu":
             test_refusals(tmp)

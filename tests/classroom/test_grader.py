@@ -2,14 +2,19 @@
 """test_grader.py: the tests of the exercises, the kits and the grader. One PASS or FAIL line per
 check, counted by tests/run.sh.
 
-  test_grader.py cpu   no GPU needed (make test, CI): rubrics, statements, every kit builds, the
+  test_grader.py cpu   no GPU needed (make test, CI): rubrics, statements, every kit builds and
+                       holds the chapter's files up to its version (the region file stubbed), the
+                       kit folder, the region file alone and a one-file kit grade the same, edits
+                       outside the regions are named file by file and ignored, the
                        splicer keeps the kit's text and refuses regions that reach outside, the
                        reports' formats, cheats that never reach the GPU, the secret, time limits,
                        the speed protocol's statistics (synthetic timings) and rounds (stand-in
                        programs), the roster and the deadline of the gradebook, sub-step versions
-  test_grader.py gpu   the GPU part of make test: every exercise's reference solution scores full
-                       points and its untouched kit scores no correctness point; planted bugs
-                       (tests/classroom/plants) are each caught where they should be
+  test_grader.py gpu   the GPU part of make test: every exercise's reference solution (a kit
+                       folder) scores full points and its untouched kit (one file) scores no
+                       correctness point; planted bugs (tests/classroom/plants, region files
+                       alone) are each caught where they should be. The speed protocol's caps are
+                       lowered to 8 rounds, 20 s a submission (KL_SPEED_MAX_ROUNDS/SECONDS)
 """
 import concurrent.futures
 import csv
@@ -71,10 +76,31 @@ def with_bodies(text, exercise, bodies):
     return "\n".join(lines)
 
 
-def write_sub(folder, ex, text):
+def sub_files(ex, text):
+    """The kit's source files (make starter's) with the region bodies of `text` (a kit's source
+    as one text, as kit_source gives it) in the file(s) that hold the regions."""
+    lines = text.split("\n")
+    bodies = [r.body(lines) for r in source.regions(lines, ex.name)]
+    out = []
+    for name, t in ex.kit_files(False):
+        n = len(source.regions(t.split("\n"), ex.name))
+        if n:
+            t = with_bodies(t, ex.name, dict(enumerate(bodies[:n])))
+            bodies = bodies[n:]
+        out.append((name, t))
+    return out
+
+
+def write_sub(folder, ex, text, layout="kit"):
+    """A submission of `text` (a kit's source as one text, with region bodies in it) in
+    `folder`, laid out as "kit" (the kit's source files, as make starter writes them), "regions"
+    (the file(s) holding the regions, alone) or "one-file" (the earlier layout: one .cu)."""
     os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, ex.topic + ".cu"), "w") as f:
-        f.write(text)
+    files = [(ex.topic + ".cu", text)] if layout == "one-file" else sub_files(ex, text)
+    for name, t in files:
+        if layout != "regions" or name in ex.region_files():
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(t)
     return folder
 
 
@@ -145,6 +171,7 @@ def test_kit(ex, tmp):
     p = make("starter", f"CH={ex.chapter}", f"EX={ex.name}", f"DEST={dest}")
     if not check(p.returncode == 0, f"{ex.label}: make starter writes a kit", p.stderr[-300:]):
         return
+    test_kit_files(ex, dest)
     b = subprocess.run(["make", "-s", "-C", dest], capture_output=True, text=True)
     if not check(b.returncode == 0, f"{ex.label}: the kit builds on its own", b.stderr[-600:]):
         return
@@ -161,8 +188,11 @@ def test_kit(ex, tmp):
     bad = subprocess.run([prog, "--bogus"], capture_output=True, text=True)
     check(bad.returncode == 2 and len(bad.stderr.strip().split("\n")) == 1,
           f"{ex.label}: the kit's program keeps the chapter's CLI (--bogus: exit 2, one line)")
-    with open(os.path.join(dest, ex.topic + ".cu")) as f:
-        kit = f.read()
+    kit = ""
+    for name in sorted(os.listdir(dest)):
+        if name.endswith((".cu", ".cuh")):
+            with open(os.path.join(dest, name)) as f:
+                kit += f.read()
     # no line of the answer that appears nowhere else in the chapter is in the kit
     full = ex.text().split("\n")
     code = lambda l: l.split("//")[0].strip()  # a line without its comment
@@ -187,6 +217,126 @@ def test_kit(ex, tmp):
           f"answers, not the answer key")
 
 
+def test_kit_files(ex, dest):
+    """A kit is laid out as the chapter: its program, the chapter's files up to the exercise's
+    version (those of later versions, and of another part's exercise, left out), each unchanged
+    but for the stubs in the file(s) that hold the regions, the Makefile and the statement."""
+    folder = os.path.dirname(ex.source_path)
+    program = ex.topic + ".cu"
+    with open(ex.source_path) as f:
+        included = [m.group(1) for m in map(source.LOCAL_INCLUDE.match, f.read().split("\n"))
+                    if m and os.path.isfile(os.path.join(folder, m.group(1)))]  # not common/'s
+    rows = source.version_rows(ex.text().split("\n"))
+    experiments = source.experiment_tags(ex.text().split("\n"), rows)
+    dropped = {r.tag for r in source.dropped_rows(rows, ex.version, experiments)}
+    for other in ex.other_parts():
+        dropped |= {other} | {r.tag for r in source.dropped_rows(rows, other, experiments)}
+
+    def tag(name):  # the version a file belongs to: its section's tag, or "(vN on)"
+        with open(os.path.join(folder, name)) as f:
+            title = source.SECTION.match(f.readline()).group(1)
+        serves = source.SERVES.search(title)
+        return serves.group(1) if serves else title.split()[0]
+    want = [n for n in included if tag(n) not in dropped]
+    extras = {"Makefile", "README.md", "ANSWERS.md", "check.args", "sanitize.args", "common",
+              ".gitignore", ".exercise"}
+    files = set(os.listdir(dest))
+    mine = [n for n in want if tag(n) == ex.version]
+    check(files == set(want) | {program} | extras and mine and set(ex.region_files()) <= set(want),
+          f"{ex.label}: the kit's files are the chapter's up to {ex.version} ({len(want)}: "
+          f"{want[0]} .. {want[-1]}), its program, Makefile and statement",
+          f"extra {sorted(files - set(want) - extras - {program})}, missing "
+          f"{sorted(set(want) | {program} | extras - files)}")
+    same, stubbed = [], []
+    for n in want:
+        with open(os.path.join(folder, n)) as a, open(os.path.join(dest, n)) as b:
+            theirs, kit = a.read(), b.read()
+        if n in ex.region_files():
+            back = with_bodies(kit, ex.name, {i: r.body(theirs.split("\n")) for i, r in
+                                              enumerate(source.regions(theirs.split("\n"), ex.name))})
+            stubbed.append(back == theirs and "kl_exercise_todo" in kit)
+        else:
+            same.append(theirs == kit)
+    with open(os.path.join(dest, "README.md")) as f:
+        readme = f.read()
+    with open(os.path.join(dest, "Makefile")) as f:
+        mk = f.read()
+    check(all(same) and stubbed and all(stubbed)
+          and all(f"Hand in `{n}`" in readme for n in ex.region_files()[:1])
+          and "$(wildcard *.cuh)" in mk,
+          f"{ex.label}: the kit's files are the chapter's, unchanged but for the stubs in "
+          f"{', '.join(ex.region_files())}, which the statement names; the Makefile depends on "
+          f"*.cuh")
+
+
+def test_submission_layouts(tmp):
+    """A submission is the kit folder, the region file(s) alone (in a folder, or loose) or a kit
+    of the earlier one-file layout: each grades the same; what is changed outside the regions is
+    named file by file and ignored."""
+    import submission
+    for label in ("01-transpose/tiled", "05-reduction/atomic"):
+        ex = exercises.find_exercise(*label.split("/"))
+        kit, sol = ex.kit_source(False), ex.kit_source(True)
+        types = source.type_names(ex.text())
+        base = os.path.join(tmp, "layouts", label.replace("/", "-"))
+        holder = ex.region_files()[0]
+        subs = {"kit": write_sub(os.path.join(base, "kit"), ex, sol),
+                "regions": write_sub(os.path.join(base, "regions"), ex, sol, "regions"),
+                "loose region file": os.path.join(base, "regions", holder),
+                "one-file": write_sub(os.path.join(base, "one-file"), ex, sol, "one-file"),
+                "one-file, loose": os.path.join(base, "one-file", ex.topic + ".cu"),
+                "kit one folder down": os.path.dirname(write_sub(
+                    os.path.join(base, "archive", "kit"), ex, sol))}
+        graded = {}
+        for what, path in subs.items():
+            notes = []
+            try:
+                graded[what] = (source.splice(kit, sol, submission.read_submission(ex, path, notes),
+                                              ex.name, types), notes)
+            except source.RegionError as e:
+                graded[what] = (str(e), notes)
+        check(all(g == (sol, []) for g in graded.values()),
+              f"{label}: the kit folder, {holder} alone (in a folder or loose), a kit one folder "
+              f"down and a one-file kit grade the same, with nothing ignored",
+              str({w: (g[0][:80], g[1]) for w, g in graded.items() if g != (sol, [])}))
+    # edits outside the regions, in three files, and a file the kit does not have
+    ex = exercises.find_exercise("01-transpose", "tiled")
+    sol = ex.kit_source(True)
+    d = write_sub(os.path.join(tmp, "layouts", "edited"), ex, sol)
+    edits = {"transpose.cu": ("b.bytes = 2.0 * (double)bytes;", "b.bytes = 1e30;"),
+             "v00-naive.cuh": ("out[c * m + r]", "out[r * m + c]"),
+             "v01-tiled.cuh": ("#define", "// #define")}
+    applied = []
+    for name, (a, b) in edits.items():
+        with open(os.path.join(d, name)) as f:
+            text = f.read()
+        if a not in text:  # the file has no such line: change its first line instead
+            a = text.split("\n")[0]
+            b = a + " (edited)"
+        line = text[:text.index(a)].count("\n") + 1
+        applied.append(f"{name} lines {line}")
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text.replace(a, b, 1))
+    with open(os.path.join(d, "helper.cuh"), "w") as f:
+        f.write("// mine\n")
+    notes = []
+    got = source.splice(ex.kit_source(False), sol, submission.read_submission(ex, d, notes),
+                        ex.name, source.type_names(ex.text()))
+    note = next((n for n in notes if n.startswith("changes outside")), "")
+    check(got == sol and all(a in note for a in applied) and "files the kit does not have: "
+          "helper.cuh" in note, "a kit folder's edits outside the regions are named file by file "
+          f"({'; '.join(applied)}; an extra helper.cuh) and ignored: the kit's text is graded",
+          f"{note!r}")
+    # a kit folder without the file that holds the regions: the message names it
+    os.remove(os.path.join(d, "v01-tiled.cuh"))
+    try:
+        submission.read_submission(ex, d, [])
+        check(False, "a kit folder without v01-tiled.cuh is refused, naming the file")
+    except source.RegionError as e:
+        check("v01-tiled.cuh" in str(e), "a kit folder without v01-tiled.cuh is refused, naming "
+              "the file to hand in", str(e))
+
+
 def test_splicer():
     ex = exercises.find_exercise("01-transpose", "tiled")
     kit, sol = ex.kit_source(False), ex.kit_source(True)
@@ -195,10 +345,11 @@ def test_splicer():
     tampered = sol.replace("out[c * m + r] = in[r * n + c];", "out[c * m + r] = 0.0f;", 1)
     tampered = tampered.replace("b.bytes = 2.0 * (double)bytes;", "b.bytes = 1e30;")
     check(tampered.count("= 0.0f;") >= 1 and tampered != sol, "splice: the test's tampering applies")
-    graded, notes = source.splice(kit, sol, tampered, ex.name, types)
+    graded = source.splice(kit, sol, [("transpose.cu", tampered)], ex.name, types)
     check(graded == sol, "splice: a tampered CPU reference and bench set-up are replaced by the kit's")
-    check(notes and re.search(r"lines \d+", notes[0]) is not None,
-          "splice: the report names the changed lines", str(notes))
+    changed = source.changed_lines(kit, tampered, ex.name)
+    check(re.fullmatch(r"\d+(-\d+)?, \d+(-\d+)?", changed) is not None,
+          "splice: the report names the changed lines", changed)
     # regions the grader refuses, and ones it takes
     device_bad = {
         "escape": plant("escape")[1],
@@ -224,7 +375,7 @@ def test_splicer():
     for what, body in device_bad.items():
         sub = with_bodies(sol, ex.name, {0: body})
         try:
-            source.splice(kit, sol, sub, ex.name, types)
+            source.splice(kit, sol, [("transpose.cu", sub)], ex.name, types)
             check(False, f"splice: refuses a GPU region with {what}")
         except source.RegionError as e:
             check(True, f"splice: refuses a GPU region with {what}: {str(e).split('): ', 1)[-1][:70]}")
@@ -233,7 +384,7 @@ def test_splicer():
     sub = with_bodies(sol, ex.name, {0: device_ok + source.regions(sol.split("\n"), ex.name)[0]
                                      .body(sol.split("\n"))})
     try:
-        source.splice(kit, sol, sub, ex.name, types)
+        source.splice(kit, sol, [("transpose.cu", sub)], ex.name, types)
         check(True, "splice: takes pragmas, raw strings, braces in literals and comments, CRLF lines")
     except source.RegionError as e:
         check(False, "splice: takes pragmas, raw strings, braces in literals and comments, CRLF lines",
@@ -244,7 +395,7 @@ def test_splicer():
                                                       "// EXERCISE: tiled end\n// EXERCISE: tiled "
                                                       "begin\n// EXERCISE: tiled end", 1))):
         try:
-            source.splice(kit, sol, sub, ex.name, types)
+            source.splice(kit, sol, [("transpose.cu", sub)], ex.name, types)
             check(False, f"splice: refuses a submission with {what}")
         except source.RegionError:
             check(True, f"splice: refuses a submission with {what}")
@@ -258,7 +409,8 @@ def test_splicer():
                 "fopen": ['FILE *f = fopen("x", "r");']}
     for what, body in host_bad.items():
         try:
-            source.splice(rkit, rsol, with_bodies(rsol, red.name, {1: body}), red.name, rtypes)
+            source.splice(rkit, rsol, [("reduction.cu", with_bodies(rsol, red.name, {1: body}))],
+                          red.name, rtypes)
             check(False, f"splice: refuses a launcher region with {what}")
         except source.RegionError as e:
             check("may not be used" in str(e), f"splice: refuses a launcher region with {what}", str(e))
@@ -268,7 +420,8 @@ def test_splicer():
            "reduction_v8_atomic<THREADS><<<blocks, threads>>>(p->x, p->out, p->n);",
            "CHECK_LAUNCH();"]
     try:
-        source.splice(rkit, rsol, with_bodies(rsol, red.name, {1: own}), red.name, rtypes)
+        source.splice(rkit, rsol, [("reduction.cu", with_bodies(rsol, red.name, {1: own}))],
+                      red.name, rtypes)
         check(True, "splice: a launcher region may declare and use its own names")
     except source.RegionError as e:
         check(False, "splice: a launcher region may declare and use its own names", str(e))
@@ -326,9 +479,13 @@ def test_grading_without_gpu(tmp, gpu):
           "grade: a region that escapes its function to write results.json gets 0, and the "
           "grader's results.json")
     os.makedirs(os.path.join(subs, ".git"), exist_ok=True)  # not a student
-    with open(os.path.join(syntax, ex.topic + ".cu")) as f:  # a loose file is a submission too
+    # a loose file is a submission too: a one-file kit (dave.cu), or the region file (erin.cuh)
+    write_sub(os.path.join(tmp, "loose"), ex, with_bodies(
+        sol, ex.name, {0: ["__shared__ float tile[TILE][TILE];", "this is not C++;"]}), "one-file")
+    os.rename(os.path.join(tmp, "loose", ex.topic + ".cu"), os.path.join(subs, "dave.cu"))
+    with open(os.path.join(syntax, "v01-tiled.cuh")) as f:
         text = f.read()
-    with open(os.path.join(subs, "dave.cu"), "w") as f:
+    with open(os.path.join(subs, "erin.cuh"), "w") as f:
         f.write(text)
     with open(os.path.join(subs, "notes.txt"), "w") as f:  # and anything else is named
         f.write("not a submission\n")
@@ -343,12 +500,13 @@ def test_grading_without_gpu(tmp, gpu):
     p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}")
     with open(os.path.join(out, "gradebook.csv")) as f:
         book = list(csv.DictReader(f))
-    students = ["dave", "empty", "escape", "linked", "syntax", "zero"]
+    students = ["dave", "empty", "erin", "escape", "linked", "syntax", "zero"]
     graded = [r for r in book if not r["incomplete"].startswith("skipped")]
     check(p.returncode == 0 and [r["student"] for r in graded] == students
           and all(float(r["total"]) == 0 for r in graded) and "compile" in book[0],
-          "grade-all: one gradebook row per student, one column per case, a loose dave.cu, a "
-          "linked folder and a kit file linked to /dev/zero among them", p.stderr[-300:])
+          "grade-all: one gradebook row per student, one column per case, a loose dave.cu (a "
+          "one-file kit) and erin.cuh (the region file), a linked folder and a kit file linked "
+          "to /dev/zero among them", p.stderr[-300:])
     skipped = {r["student"]: r for r in book if r["incomplete"].startswith("skipped")}
     check(set(skipped) == {".git", "notes.txt"} and all(r["total"] == "" for r in skipped.values())
           and "skipped notes.txt" in p.stdout,
@@ -374,13 +532,15 @@ def test_grading_without_gpu(tmp, gpu):
         return
     # without a GPU: the compile step is graded, then the grader says it cannot go on (exit 3)
     jobs = []
+    layouts = ("kit", "regions", "one-file")  # each layout a submission may have, in turn
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        for e in exercises.all_exercises():
-            d = write_sub(os.path.join(tmp, "ref", e.label.replace("/", "-")), e, e.kit_source(True))
+        for k, e in enumerate(exercises.all_exercises()):
+            d = write_sub(os.path.join(tmp, "ref", e.label.replace("/", "-")), e, e.kit_source(True),
+                          layouts[k % 3])
             o = os.path.join(tmp, "ref-out", e.label.replace("/", "-"))
-            jobs.append((e, o, pool.submit(make, "grade", f"CH={e.chapter}", f"EX={e.name}",
-                                           f"SUB={d}", f"OUT={o}")))
-        for e, o, job in jobs:
+            jobs.append((e, o, layouts[k % 3], pool.submit(make, "grade", f"CH={e.chapter}",
+                                                          f"EX={e.name}", f"SUB={d}", f"OUT={o}")))
+        for e, o, layout, job in jobs:
             p = job.result()
             # an unfinished grading writes incomplete.json (no total), never results.json; make
             # reports the grader's exit code 3 as "Error 3" (and exits 2 itself)
@@ -393,9 +553,10 @@ def test_grading_without_gpu(tmp, gpu):
                   and res["tests"][0]["status"] == "passed" and "GPU" in p.stderr
                   and not os.path.exists(os.path.join(o, "results.json"))
                   and "no total" in report and not re.search(r"total\s+\d", report + p.stdout)
+                  and "changes outside" not in report
                   and "score" not in props and "incomplete" in props,
-                  f"{e.label}: without a GPU the reference compiles (10 points) and grading stops "
-                  f"with exit 3, no total anywhere (console, report.txt, junit.xml)", p.stderr[-300:])
+                  f"{e.label}: without a GPU the reference ({layout}) compiles (10 points) "
+                  f"and grading stops with exit 3, no total anywhere (console, report.txt, junit.xml)", p.stderr[-300:])
 
 
 def test_rules():
@@ -592,6 +753,13 @@ def test_speed_protocol(tmp):
           and "median of" in c.output and "interval" in c.output and "known to 1%" in c.output
           and c.score == 8, "speed: the protocol's rounds on stand-in programs: 0.50 of the "
           "reference's speed, its rounds and interval in the report, 8 points", c.output)
+    lowered = speed.caps(ex.rubric["speed"])
+    check(lowered[:2] == (8, 20) and "KL_SPEED_MAX_ROUNDS=8, KL_SPEED_MAX_SECONDS=20" in c.output
+          and any("at most 8 rounds, 20 s" in n for n in g.notes)
+          and speed.caps({"max_rounds": 5, "max_seconds": 10})[:2] == (5, 10),
+          "speed: KL_SPEED_MAX_ROUNDS and KL_SPEED_MAX_SECONDS (8 rounds, 20 s in these tests) "
+          "lower the rubric's caps, never raise them, and the report and notes say so",
+          f"{lowered} {g.notes}")
     check(ratio and abs(ratio[0] - 0.5) < 0.01 and abs(board.get("GB/s", 0) - 537 / 2) < 5,
           "speed: results.json's leaderboard has the chapter's rate (GB/s) and the ratio", str(board))
     # a submission whose third round writes no timed output: its time does not count
@@ -712,7 +880,7 @@ def test_substeps():
         "// ---- the version table ----", "static const version versions[] = {",
         '    {"v6", "six", launch_v6, 0},', '    {"v6a", "sixa", launch_v6a, 0},',
         '    {"v6b", "sixb", launch_v6b, 0},', '    {"v7", "seven", launch_v7, 0},', "};", ""])
-    kit = source.kit_text(text, "sub", "v6a", False, "kit")
+    kit = "\n".join(line for line, _ in source.kit_lines(text, "sub", "v6a", False, "kit"))
     kept = {r.tag for r in source.version_rows(kit.split("\n"))}
     check(kept == {"v6", "v6a"} and "wide_v6b" not in kit and "launch_v6(" in kit
           and "kl_exercise_todo" in kit and "sixb" not in kit,
@@ -739,8 +907,9 @@ def test_gpu(tmp):
 
 def grade_exercise_on_gpu(ex, tmp):
     subs = os.path.join(tmp, "subs", ex.label.replace("/", "-"))
+    # the reference as a kit folder, the starter as a one-file kit, the plants as region files
     write_sub(os.path.join(subs, "reference"), ex, ex.kit_source(True))
-    write_sub(os.path.join(subs, "starter"), ex, ex.kit_source(False))
+    write_sub(os.path.join(subs, "starter"), ex, ex.kit_source(False), "one-file")
     plants = {}
     for name in sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "plants")) if f.endswith(".cu")):
         label, body = plant(name)
@@ -748,7 +917,7 @@ def grade_exercise_on_gpu(ex, tmp):
         if label == ex.label and name not in ("escape", "launcher", "exit"):
             region = 1 if "(the second region" in body[0] else 0
             write_sub(os.path.join(subs, name), ex, with_bodies(ex.kit_source(True), ex.name,
-                                                               {region: body}))
+                                                               {region: body}), "regions")
             plants[name] = True
     out = os.path.join(tmp, "out", ex.label.replace("/", "-"))
     log = os.path.join(tmp, ex.label.replace("/", "-") + ".log")
@@ -856,11 +1025,16 @@ def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
     gpu = toolchain.gpu_reason() is None
     os.environ.setdefault("GRADE_SECRET", "kernel-ladder-tests")  # grade-all needs one
+    # the speed protocol's caps, lowered for these tests (speed.caps; docs/instructors.md): each
+    # submission's rounds end by 8 rounds or 20 s, so the GPU suite stays a few minutes
+    os.environ.setdefault("KL_SPEED_MAX_ROUNDS", "8")
+    os.environ.setdefault("KL_SPEED_MAX_SECONDS", "20")
     with tempfile.TemporaryDirectory(prefix="kl-test-grader-") as tmp:
         if mode == "cpu":
             exs = test_exercises()
             test_bad_input(tmp)
             test_splicer()
+            test_submission_layouts(tmp)
             test_substeps()
             test_rules()
             test_sandbox(tmp)
