@@ -102,15 +102,17 @@ def one_timing(rows):
 
 def sweep_rows(chapter, rows):
     """The rows of a size sweep: the headline's filters other than the sizes, one timing."""
-    keep = {k: v for k, v in headline_filters(chapter).items() if k not in ("m", "n", "k")}
+    keep = {k: v for k, v in headline_filters(chapter).items() if k not in ("m", "n", "k", "timing")}
     return one_timing([r for r in rows if matches(r, keep)])
 
 
 def headline(chapter, rows):
     """The rows a chapter's bar chart shows: those matching its headline filters; without
-    them, the largest size measured."""
+    them, the largest size measured. A headline that names a timing (07: timing=launch, every
+    version at 1 GiB) picks it; else one timing as the figures show it."""
     filters = headline_filters(chapter)
-    rows = one_timing(rows)
+    if "timing" not in filters:
+        rows = one_timing(rows)
     if filters:
         return [r for r in rows if matches(r, filters)]
     if not rows:
