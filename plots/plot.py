@@ -13,7 +13,7 @@ import matplotlib.patches
 import matplotlib.ticker
 
 from common import (chapter_of, gpu_of, headline, num, rate_column, read_csv, result_files, size_key,
-                    size_label, sweep_rows)
+                    size_label, sweep_rows, timing_of)
 from style import MARKERS, Looks, end_labels, is_ours, plt, rate_label, save, variant_of
 
 
@@ -162,8 +162,12 @@ def sweep(chapter, rows, out_dir, gpu):
         side.grid(axis="y", color="#e6e6e6", lw=0.6)
         side.tick_params(axis="y", left=False)
     end_labels(ax, ends, label_ax=axes[-1])
+    # how the rows were timed, where a chapter times the same calls several ways (07)
+    timed = {"batch": "timed in batches of back-to-back calls",
+             "graph": "timed in CUDA graphs of calls"}.get(timing_of(rows[0]), "")
+    notes = [f"input {inputs[0]}" if inputs[0] else "", timed]
     fig.suptitle(f"{chapter} over problem sizes, {gpu}" +
-                 (f" (input {inputs[0]})" if inputs[0] else ""), fontsize=9, y=0.98)
+                 (f" ({'; '.join(n for n in notes if n)})" if any(notes) else ""), fontsize=9, y=0.98)
     save(fig, out_dir, f"{chapter}-sweep")
 
 
