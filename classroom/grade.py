@@ -247,9 +247,7 @@ def cmd_sample(args):
     """make grade-sample: grades a small class on this GPU (the reference solution, the
     untouched kit, and planted bugs) and keeps the output as plots/results/<gpu>/grading.txt,
     the sample and the timings docs/instructors.md quotes."""
-    # the plants and the way they are put into a kit, from the grader's tests
-    sys.path.insert(0, os.path.join(ROOT, "tests", "classroom"))
-    import test_grader
+    import plants  # the planted bugs (classroom/plants) and how a body goes into a kit
     ex = find_exercise(args.chapter or "01-transpose", args.exercise or "tiled")
     reason = gpu_reason()
     if reason:  # build/gpuinfo's own words, which begin "no usable GPU"
@@ -258,13 +256,13 @@ def cmd_sample(args):
                           text=True).stdout.strip()
     with tempfile.TemporaryDirectory(prefix="kl-sample-") as tmp:
         subs = os.path.join(tmp, "submissions")
-        test_grader.write_sub(os.path.join(subs, "reference"), ex, ex.kit_source(True))
-        test_grader.write_sub(os.path.join(subs, "starter"), ex, ex.kit_source(False))
+        plants.write_sub(os.path.join(subs, "reference"), ex, ex.kit_source(True))
+        plants.write_sub(os.path.join(subs, "starter"), ex, ex.kit_source(False))
         for name in ("edge", "nosync"):
-            label, body = test_grader.plant(name)
+            label, body = plants.plant(name)
             if label == ex.label:
-                test_grader.write_sub(os.path.join(subs, name), ex,
-                                      test_grader.with_bodies(ex.kit_source(True), ex.name, {0: body}))
+                plants.write_sub(os.path.join(subs, name), ex,
+                                 plants.with_bodies(ex.kit_source(True), ex.name, {0: body}))
         buf = io.StringIO()
         t0 = time.monotonic()
         saved, sys.stdout = sys.stdout, buf

@@ -12,7 +12,7 @@ check, counted by tests/run.sh.
                        programs), the roster and the deadline of the gradebook, sub-step versions
   test_grader.py gpu   the GPU part of make test: every exercise's reference solution (a kit
                        folder) scores full points and its untouched kit (one file) scores no
-                       correctness point; planted bugs (tests/classroom/plants, region files
+                       correctness point; planted bugs (classroom/plants, region files
                        alone) are each caught where they should be. The speed protocol's caps are
                        lowered to 8 rounds, 20 s a submission (KL_SPEED_MAX_ROUNDS/SECONDS)
 """
@@ -31,6 +31,7 @@ from xml.etree import ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "classroom"))  # the grader itself
 import exercises  # noqa: E402
+from plants import names as plant_names, plant, with_bodies, write_sub  # noqa: E402
 import reports  # noqa: E402
 import sandbox  # noqa: E402
 import scoring  # noqa: E402
@@ -58,50 +59,6 @@ def make(*args, log=None):
         with open(log, "w") as f:
             f.write(p.stdout + p.stderr)
     return p
-
-
-def plant(name):
-    """A planted region body: (exercise label, body)."""
-    with open(os.path.join(HERE, "plants", name + ".cu")) as f:
-        text = f.read()
-    return text.split("\n")[0][3:].split()[0], text.rstrip("\n").split("\n")
-
-
-def with_bodies(text, exercise, bodies):
-    """`text` (a kit's source) with region i's body replaced by bodies[i] (a list of lines)."""
-    lines = text.split("\n")
-    for i, r in reversed(list(enumerate(source.regions(lines, exercise)))):
-        if i in bodies:
-            lines[r.begin + 1:r.end] = bodies[i]
-    return "\n".join(lines)
-
-
-def sub_files(ex, text):
-    """The kit's source files (make starter's) with the region bodies of `text` (a kit's source
-    as one text, as kit_source gives it) in the file(s) that hold the regions."""
-    lines = text.split("\n")
-    bodies = [r.body(lines) for r in source.regions(lines, ex.name)]
-    out = []
-    for name, t in ex.kit_files(False):
-        n = len(source.regions(t.split("\n"), ex.name))
-        if n:
-            t = with_bodies(t, ex.name, dict(enumerate(bodies[:n])))
-            bodies = bodies[n:]
-        out.append((name, t))
-    return out
-
-
-def write_sub(folder, ex, text, layout="kit"):
-    """A submission of `text` (a kit's source as one text, with region bodies in it) in
-    `folder`, laid out as "kit" (the kit's source files, as make starter writes them), "regions"
-    (the file(s) holding the regions, alone) or "one-file" (the earlier layout: one .cu)."""
-    os.makedirs(folder, exist_ok=True)
-    files = [(ex.topic + ".cu", text)] if layout == "one-file" else sub_files(ex, text)
-    for name, t in files:
-        if layout != "regions" or name in ex.region_files():
-            with open(os.path.join(folder, name), "w") as f:
-                f.write(t)
-    return folder
 
 
 def results(out):
@@ -911,7 +868,7 @@ def grade_exercise_on_gpu(ex, tmp):
     write_sub(os.path.join(subs, "reference"), ex, ex.kit_source(True))
     write_sub(os.path.join(subs, "starter"), ex, ex.kit_source(False), "one-file")
     plants = {}
-    for name in sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "plants")) if f.endswith(".cu")):
+    for name in plant_names():
         label, body = plant(name)
         # those never reach the GPU: the cpu tests show them refused
         if label == ex.label and name not in ("escape", "launcher", "exit"):
