@@ -278,7 +278,7 @@ PY
         fi
         EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
         echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
-        # About 8 minutes on an H200. KL_GRADER_GPU=0 leaves it to a run of its own,
+        # More than 8 minutes on an H100 (the speed cases run in turns). KL_GRADER_GPU=0 leaves it to a run of its own,
         # python3 tests/classroom/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).
         if [ "${KL_GRADER_GPU:-1}" = 0 ]; then
             skip "the grader on the GPU: KL_GRADER_GPU=0 (run tests/classroom/test_grader.py gpu on its own)"
