@@ -19,8 +19,12 @@
 //   v4b deeper     four stages instead of three: three tiles on the way, one block an SM
 //   v5 wgmma       wgmma, Hopper's warpgroup-wide MMA, reads its operands straight from the
 //                  shared tiles that TMA wrote: no ldmatrix, no operand registers
-//   v6 specialized one warpgroup only loads and two only multiply, handing stages over through
-//                  mbarriers; setmaxnreg moves the registers to the warpgroups that multiply
+//   v5a inflight   a warpgroup waits for the stage before's wgmma, not this one's: the multiply
+//                  runs on through the block barrier, and the stage before is refilled
+//   v5b producer   one warpgroup only loads and two only multiply, handing stages over through
+//                  mbarriers: no block barrier in the loop
+//   v6 specialized setmaxnreg moves the registers from the warpgroup that loads to the two that
+//                  multiply
 //   v7 wide        128 x 256 tiles: each A tile serves twice the columns of B
 //   v8 persistent  one block per SM walks the tiles: the next tile's loads run under this
 //                  tile's stores
@@ -232,6 +236,8 @@ static void launch_peak(void *problem) {
 #include "v04a-tma.cuh"
 #include "v04b-deeper.cuh"
 #include "v05-wgmma.cuh"
+#include "v05a-inflight.cuh"
+#include "v05b-producer.cuh"
 #include "v06-specialized.cuh"
 #include "v07-wide.cuh"
 #include "v08-persistent.cuh"
@@ -251,6 +257,8 @@ static const version versions[] = {
     {"v4a", "tma", launch_v4a, NEEDS_SM90A},
     {"v4b", "deeper", launch_v4b, NEEDS_SM90A},
     {"v5", "wgmma", launch_v5, NEEDS_SM90A},
+    {"v5a", "inflight", launch_v5a, NEEDS_SM90A},
+    {"v5b", "producer", launch_v5b, NEEDS_SM90A},
     {"v6", "specialized", launch_v6, NEEDS_SM90A},
     {"v7", "wide", launch_v7, NEEDS_SM90A},
     {"v8", "persistent", launch_v8, NEEDS_SM90A},
