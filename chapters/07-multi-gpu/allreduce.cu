@@ -10,9 +10,13 @@
 //                  the others' buffers, sums it, and the others copy the finished shard back
 //   v3 pipelined   v2 cut into chunks over three streams a GPU: chunk c+1 arrives while chunk c
 //                  is summed and chunk c-1 is copied back, so copies and sums overlap
-//   v4 direct      no copies: kernels load the other GPUs' memory over NVLink (peer access);
-//                  one kernel sums the shard, a one-warp kernel is the barrier between GPUs
-//                  (flags at system scope), one kernel gathers the finished shards
+//   v3a loads      v3 with kernels that load the other GPUs' memory over NVLink (peer access)
+//                  in place of the copies; chunks and events as v3
+//   v4 direct      v3a's kernels over whole shards, no chunks, and no events: a one-warp kernel
+//                  is the barrier between GPUs (flags at system scope) between the kernel that
+//                  sums the shard and the one that gathers the finished shards
+//   v4a fused      v4's three kernels as one: block b sums slice b of its shard, meets block b
+//                  of every other GPU (a flag a block and a peer), then gathers slice b of theirs
 //   v5 ring        one kernel a GPU: channels (blocks) each run a ring over every GPU, step by
 //                  step, chunk by chunk, each step waiting only for the left neighbour's flag
 //   v6 oneshot     for small buffers: one kernel a GPU whose blocks meet the other GPUs' blocks
@@ -59,8 +63,9 @@
 #define STREAMS 3
 // Events a GPU for ordering work between streams and GPUs: v2 uses one, v3 two a chunk.
 #define EVENTS 64
-// Flag words a GPU, written by the other GPUs (v4: one per peer; v5: one per channel).
-#define FLAG_WORDS 64
+// Flag words a GPU, written by the other GPUs (v4: one per peer; v4a: one per channel and peer,
+// 32 x MAX_GPUS; v5: one per channel).
+#define FLAG_WORDS 256
 // The most blocks in a grid of v6 on, whose blocks meet the other GPUs' blocks (meet.cuh): all
 // of a grid's blocks must be on the GPU at once, and 64 is far below the SMs of any GPU this
 // chapter runs on. Their flags: one word for each of three meetings (start, middle, end), each
@@ -261,7 +266,9 @@ static void launch_nccl(void *problem) {
 #include "v02-shards.cuh"
 #include "v03-pipelined.cuh"
 #include "nvlink.cuh"
+#include "v03a-loads.cuh"
 #include "v04-direct.cuh"
+#include "v04a-fused.cuh"
 #include "v05-ring.cuh"
 #include "meet.cuh"
 #include "peer-sum.cuh"
@@ -277,7 +284,9 @@ static const version versions[] = {
     {"v1", "naive", launch_v1, PEER_COPIES},
     {"v2", "shards", launch_v2, PEER_COPIES},
     {"v3", "pipelined", launch_v3, PEER_COPIES},
+    {"v3a", "loads", launch_v3a, NEEDS_ALL_PEERS | CAPTURES},
     {"v4", "direct", launch_v4, NEEDS_ALL_PEERS | HOST_COUNTS},
+    {"v4a", "fused", launch_v4a, NEEDS_ALL_PEERS | HOST_COUNTS},
     {"v5", "ring", launch_v5, NEEDS_RING_PEERS | HOST_COUNTS},
     {"v6", "oneshot", launch_v6, NEEDS_ALL_PEERS | CAPTURES},
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},

@@ -1,4 +1,4 @@
-// ---- flags between GPUs, and loads over NVLink (v4 on) ------------------------------------------
+// ---- flags between GPUs (v4 on), and loads over NVLink (v3a on) ---------------------------------
 
 // A flag is a 64-bit counter in the memory of the GPU that waits on it; another GPU sets it with a
 // store over NVLink. Counters only grow (an epoch, or a running count of steps), so a flag left

@@ -1,8 +1,8 @@
 // ---- v4 direct ----------------------------------------------------------------------------------
-// With peer access enabled (main), a pointer to another GPU's memory works in a kernel: a load
-// goes over NVLink and comes back, a store goes over and stays there. v2's steps become kernels
-// that read the other GPUs' buffers themselves: no copy into scratch and out again, every float
-// crosses once.
+// v3a's kernels are ordered across GPUs by events that the host records and waits for, chunk by
+// chunk. v4 orders them on the GPUs: a barrier kernel between the sum and the gather, with flags
+// that one GPU stores into another's memory (nvlink.cuh). Each step runs over the whole shard:
+// with the SMs doing the moving there are no copy engines left to overlap with.
 
 // One kernel per step. Step 1, reduce-scatter: GPU g sums x[0..G-1] over shard g, loading
 // straight from each GPU. Between the steps GPU g may read GPU h's shard only once GPU h has

@@ -1,9 +1,9 @@
 // ---- v5 ring ------------------------------------------------------------------------------------
-// v4 made every GPU wait at a barrier for every other GPU, and loaded from all of them at once:
-// fine where a switch joins every pair, impossible where each GPU has links to two neighbours.
-// A ring needs only the neighbours. One kernel a GPU does all of it, each block a channel that
-// runs a ring of its own, chunk by chunk: a step waits only for the left neighbour's flag, so the
-// steps of different chunks overlap along the ring and no GPU waits for every other GPU.
+// v4a's block b waits for block b of every other GPU, and loads from all of them at once: fine
+// where a switch joins every pair, impossible where each GPU has links to two neighbours. A ring
+// needs only the neighbours. Each block, a channel as in v4a, runs a ring of its own, chunk by
+// chunk: a step waits only for the left neighbour's flag, so the steps of different chunks
+// overlap along the ring and no GPU waits for every other GPU.
 
 // Cut every buffer into G segments; in 2(G - 1) steps each GPU adds its input into the segment
 // its left neighbour passes on (reduce-scatter, ring_segment) and then passes the finished
