@@ -198,6 +198,10 @@ def render_pivot(spec, gpu):
     # tiles@BMxBN: the tiles of C of that shape; waves@BMxBNxB: tiles / (B blocks an SM x the SMs
     # of the run's GPU, from its env.csv): the arithmetic the chapter's README works through
     derived = [c.split("@", 1) for c in cols[1:] if "@" in c]
+    # bytes@4: the size column names the buffer in bytes (n elements of 4 bytes: '4 KiB'), where
+    # m and k are 1 and the element count alone would make the reader multiply
+    unit = [int(sp) for k, sp in derived if k == "bytes"]
+    derived = [d for d in derived if d[0] != "bytes"]
     env = dict((r["key"], r["value"]) for r in read_csv(csv_path[:-4] + ".env.csv"))
     versions = filters["version"].split(",")
     sizes = []
@@ -223,7 +227,7 @@ def render_pivot(spec, gpu):
              (f", {shape_of(sp)[2]} an SM" if k == "waves" else "") for k, sp in derived]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for s, group in zip(sizes, same_size):
-        out = [" x ".join(s)]
+        out = [binary_bytes(int(s[0]) * int(s[1]) * int(s[2]) * unit[0]) if unit else " x ".join(s)]
         for v in versions:
             r = cell.get(s + (v,))
             out.append("-" if r is None else fmt(r, value, group))
@@ -235,6 +239,14 @@ def render_pivot(spec, gpu):
         out += [derive(k, sp, s) for k, sp in derived]
         lines.append("| " + " | ".join(out) + " |")
     return "\n".join(lines) + "\n"
+
+
+def binary_bytes(b):
+    """4096 -> '4 KiB', 2**30 -> '1 GiB'; a count that is no whole unit keeps its bytes."""
+    for shift, name in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if b >= 1 << shift and b % (1 << shift) == 0:
+            return f"{b >> shift} {name}"
+    return f"{b:,} B"
 
 
 UNMATCHED = []  # result marks with no single row to quote: make test fails on them

@@ -57,6 +57,10 @@ check(tables.fmt(row, "dram__bytes_read.sum/1e9", [row]) == "1.33" and
 check(tables.fmt(row, "lts__t_sector_hit_rate.pct", [row]) == "80.8",
       "tables: a percentage counter with one decimal")
 
+check([tables.binary_bytes(b) for b in (4096, 1 << 30, 4 * 1000003)] ==
+      ["4 KiB", "1 GiB", "4,000,012 B"],
+      "tables: a pivot's bytes@4 names sizes in binary units, and a size that is none in bytes")
+
 # A result mark is rewritten from its one row, with the decimals the prose gave it; a mark that
 # matches no row keeps its text and is counted, so that --check fails on it.
 import contextlib  # noqa: E402
