@@ -22,6 +22,8 @@
 //   v6 oneshot     for small buffers: one kernel a GPU whose blocks meet the other GPUs' blocks
 //                  (flags counted by the kernel: no host work between calls) and then load and
 //                  add every GPU's whole input, one step
+//   v6a staged     v6 with one meeting a call, not two: each GPU copies its input into one of
+//                  two staging buffers (by the call's parity), meets, then loads and adds those
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
 //   v8 auto        picks v6, v7 or v5 by the size of the call (its rule printed)
 //
@@ -107,6 +109,7 @@ typedef struct {
     unsigned long long barrier_epoch, ring_seq;  // how far those flags have counted (v4, v5)
     unsigned long long *meet_flags[MAX_GPUS];    // v6 on: MEET_WORDS each (meet.cuh)
     unsigned long long *meet_count[MAX_GPUS];    // v6 on: each block's calls, MEET_BLOCKS each
+    float *stage[MAX_GPUS][2];   // v6a on: two staging buffers of n floats a GPU, [GPU][parity]
     unsigned long long *failure[MAX_GPUS];       // 4 words: a wait that timed out says so here
     cudaStream_t stream[MAX_GPUS][STREAMS];
     cudaEvent_t go;                                // recorded on GPU 0 when a launch begins
@@ -273,6 +276,7 @@ static void launch_nccl(void *problem) {
 #include "meet.cuh"
 #include "peer-sum.cuh"
 #include "v06-oneshot.cuh"
+#include "v06a-staged.cuh"
 #include "v07-twoshot.cuh"
 #include "v08-auto.cuh"
 
@@ -289,6 +293,7 @@ static const version versions[] = {
     {"v4a", "fused", launch_v4a, NEEDS_ALL_PEERS | HOST_COUNTS},
     {"v5", "ring", launch_v5, NEEDS_RING_PEERS | HOST_COUNTS},
     {"v6", "oneshot", launch_v6, NEEDS_ALL_PEERS | CAPTURES},
+    {"v6a", "staged", launch_v6a, NEEDS_ALL_PEERS | CAPTURES},
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
     {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
 };
@@ -299,8 +304,8 @@ static const version versions[] = {
 // Every GPU's result against the reference, GPU g as "row" g of the printed mismatches. The
 // results are gathered into GPU 0's `gathered` first (the harness poisons it, dumps it for the
 // grader and, with --verify, loads a dump of one of our versions into it instead: then it is
-// checked as it is; baselines run as usual). Then every GPU's result and scratch
-// are poisoned: the harness poisons only `gathered`, and the next version must find NaN, not
+// checked as it is; baselines run as usual). Then every GPU's result, scratch and staging
+// buffers are poisoned: the harness poisons only `gathered`, and the next version must find NaN, not
 // this version's sums, on every GPU. A wait that timed out on any GPU fails the version too.
 static void allreduce_check(void *problem, const version *v, check_result *r) {
     allreduce_problem *p = (allreduce_problem *)problem;
@@ -325,6 +330,7 @@ static void allreduce_check(void *problem, const version *v, check_result *r) {
         }
         gpu_poison(p->out[g], bytes);
         gpu_poison(p->scratch[g], p->scratch_count * sizeof(float));
+        gpu_poison(p->stage[g][0], 2 * (p->stage[g][1] - p->stage[g][0]) * sizeof(float));
         // the poison runs on GPU g's default stream, which the versions' streams do not wait
         // for: it must be done before the next launch begins
         CHECK(cudaDeviceSynchronize());
@@ -603,18 +609,24 @@ static void allocate(allreduce_problem *p) {
     size_t bytes = size_mul(p->n, sizeof(float));
     p->slot = (shard(p->n, G, G - 1).count + ALIGN - 1) / ALIGN * ALIGN;  // the largest shard
     p->scratch_count = p->n > (G - 1) * p->slot ? p->n : (G - 1) * p->slot;
+    size_t stage_stride = (p->n + ALIGN - 1) / ALIGN * ALIGN;  // floats a staging buffer
     int devs[MAX_GPUS];
     for (int g = 0; g < G; g++) devs[g] = g;
     CHECK_NCCL(ncclCommInitAll(p->comm, G, devs));
     for (int g = 0; g < G; g++) {
         CHECK(cudaSetDevice(g));
         size_t need = 2 * bytes + size_mul(p->scratch_count, sizeof(float)) +
+                      size_mul(2 * stage_stride, sizeof(float)) +
                       (g == 0 ? size_mul((size_t)G, bytes) : 0);
-        gpu_require(need, g == 0 ? "GPU 0's input, result, scratch and every GPU's result"
-                                 : "each GPU's input, result and scratch");
+        gpu_require(need, g == 0 ? "GPU 0's input, result, scratch, staging and every GPU's result"
+                                 : "each GPU's input, result, scratch and staging");
         p->x[g] = (float *)gpu_alloc(bytes, "an input");
         p->out[g] = (float *)gpu_alloc(bytes, "a result");
         p->scratch[g] = (float *)gpu_alloc(p->scratch_count * sizeof(float), "a scratch buffer");
+        // v6a's two staging buffers in one allocation, the second at a multiple of ALIGN floats
+        // (its float4 stores are aligned whatever n is)
+        p->stage[g][0] = (float *)gpu_alloc(2 * stage_stride * sizeof(float), "staging buffers");
+        p->stage[g][1] = p->stage[g][0] + stage_stride;
         for (unsigned long long **f : {&p->barrier_flags[g], &p->ring_flags[g], &p->failure[g]}) {
             *f = (unsigned long long *)gpu_alloc(FLAG_WORDS * sizeof(unsigned long long), "flags");
             CHECK(cudaMemset(*f, 0, FLAG_WORDS * sizeof(unsigned long long)));
@@ -670,6 +682,7 @@ static void release(allreduce_problem *p) {
         CHECK(cudaFree(p->x[g]));
         CHECK(cudaFree(p->out[g]));
         CHECK(cudaFree(p->scratch[g]));
+        CHECK(cudaFree(p->stage[g][0]));  // both staging buffers
         CHECK(cudaFree(p->barrier_flags[g]));
         CHECK(cudaFree(p->ring_flags[g]));
         CHECK(cudaFree(p->failure[g]));
