@@ -24,6 +24,7 @@
 //                  add every GPU's whole input, one step
 //   v6a staged     v6 with one meeting a call, not two: each GPU copies its input into one of
 //                  two staging buffers (by the call's parity), meets, then loads and adds those
+//   v6b fewblocks  v6a's kernel on a quarter of the blocks below 1 MiB: fewer pairs that meet
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
 //   v8 auto        picks v6, v7 or v5 by the size of the call (its rule printed)
 //
@@ -277,6 +278,7 @@ static void launch_nccl(void *problem) {
 #include "peer-sum.cuh"
 #include "v06-oneshot.cuh"
 #include "v06a-staged.cuh"
+#include "v06b-fewblocks.cuh"
 #include "v07-twoshot.cuh"
 #include "v08-auto.cuh"
 
@@ -294,6 +296,7 @@ static const version versions[] = {
     {"v5", "ring", launch_v5, NEEDS_RING_PEERS | HOST_COUNTS},
     {"v6", "oneshot", launch_v6, NEEDS_ALL_PEERS | CAPTURES},
     {"v6a", "staged", launch_v6a, NEEDS_ALL_PEERS | CAPTURES},
+    {"v6b", "fewblocks", launch_v6b, NEEDS_ALL_PEERS | CAPTURES},
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
     {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
 };

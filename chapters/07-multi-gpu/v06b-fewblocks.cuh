@@ -1,0 +1,34 @@
+// ---- v6b fewblocks ------------------------------------------------------------------------------
+// v6a's kernel on fewer blocks. Block b of every GPU meets block b of every other GPU, so each
+// block of the grid is one more set of flags over NVLink, one more system-scope fence, and one
+// more pair that may come late, and the meeting ends only when the last pair has met. v6 and v6a
+// add a block for every 512 float4s (one float4 a thread); sum_range and copy_range keep INFLIGHT
+// = 4 float4s a thread in flight, so v6b gives each thread those four before it adds a block: a
+// quarter of the blocks below 1 MiB a GPU (4 KiB and 16 KiB: one block; 64 KiB: two; 256 KiB:
+// eight), the same 32 from 1 MiB up. Bytes in flight a GPU are the same; only the meetings shrink.
+// No kernel of its own: the step is the grid.
+
+static void launch_v6b(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    constexpr int THREADS = 512;
+    constexpr unsigned BLOCKS = 32;
+    // float4s a thread before the grid grows: sum_range's INFLIGHT, all a thread's loads at once
+    constexpr size_t PER_THREAD = 4;
+    static_assert(BLOCKS <= MEET_BLOCKS && MAX_GPUS <= THREADS, "a flag a block; a thread a GPU");
+    int G = p->gpus;
+    size_t want = (p->n / 4 + THREADS * PER_THREAD - 1) / (THREADS * PER_THREAD);  // every GPU's
+    unsigned blocks = want < 1 ? 1 : want < BLOCKS ? (unsigned)want : BLOCKS;
+    staged_args a;
+    for (int g = 0; g < G; g++) {
+        a.m.x[g] = p->x[g], a.m.out[g] = p->out[g], a.m.flags[g] = p->meet_flags[g];
+        a.stage[0][g] = p->stage[g][0], a.stage[1][g] = p->stage[g][1];
+    }
+    fork_unless_batched(p);
+    for (int g = 0; g < G; g++) {
+        a.m.count = p->meet_count[g], a.m.failure = p->failure[g];
+        CHECK(cudaSetDevice(g));
+        allreduce_v6a_staged<THREADS><<<blocks, THREADS, 0, p->stream[g][0]>>>(a, g, G, p->n);
+        CHECK_LAUNCH();
+    }
+    join_unless_batched(p);
+}
