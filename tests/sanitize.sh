@@ -19,7 +19,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 sanitize() {  # sanitize TOOL WANT_FINDING PROGRAM ARGS...
     local tool=$1 want=$2 prog=$3; shift 3
-    "$cs" --tool "$tool" --error-exitcode 99 build/"$prog" "$@" >"$log" 2>&1
+    # shellcheck disable=SC2086
+    "$cs" --tool "$tool" --error-exitcode 99 $api build/"$prog" "$@" >"$log" 2>&1
     local rc=$?
     local summary
     summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)
@@ -34,6 +35,12 @@ sanitize() {  # sanitize TOOL WANT_FINDING PROGRAM ARGS...
 }
 
 for d in $(chapters "${1:-}") ; do
+    # A chapter on several GPUs runs NCCL, whose start-up makes CUDA calls that fail on purpose
+    # (peer access already enabled, a kernel image for another GPU looked up): compute-sanitizer
+    # would count each as an error. Our own calls are all checked (CHECK), so for these chapters
+    # the tools report what happens on the GPU only.
+    api=""
+    [ -f "$d/gpus" ] && api="--report-api-errors no"
     for prog in $(programs "$d"); do
         ours=$(build/"$prog" --list | awk 'NR > 1 && $3 == "ours" {print $1}')
         while read -r args; do

@@ -26,7 +26,7 @@
 //                  two staging buffers (by the call's parity), meets, then loads and adds those
 //   v6b fewblocks  v6a's kernel on a quarter of the blocks below 1 MiB: fewer pairs that meet
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
-//   v8 auto        picks v6b, v6, v7 or v5 by the size of the call and the GPU count (its rule
+//   v8 auto        picks v6a, v6, v7 or v5 by the size of the call and the GPU count (its rule
 //                  printed): on two GPUs always a one-shot
 //
 // Build and run:   make build/allreduce && build/allreduce       (n = 2^28 floats, 1 GiB a GPU)
