@@ -38,6 +38,13 @@
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
 // v4a-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
+//
+// FP8: make build/tensor-cores-fp8 builds this file with -DTC_FP8, which makes it another program:
+// the same product in E4M3 with per-tensor scales, against cuBLASLt, on v9's kernel, and how
+// precisely the tensor cores add FP8 up (fp8-program.cuh says it all; f00-e4m3.cuh on).
+#ifdef TC_FP8
+#include "fp8-program.cuh"
+#else
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
 #include <cuda_bf16.h>
@@ -584,3 +591,4 @@ int main(int argc, char **argv) {
     free(p.abs_row), free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
 }
+#endif  // TC_FP8
