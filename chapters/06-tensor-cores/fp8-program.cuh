@@ -37,10 +37,9 @@
 #include "progress.h"
 #include "rng.h"
 
-typedef __nv_bfloat16 bf16;    // grid.cuh's BF16 piece loader names it; this program has none
-typedef __nv_fp8_storage_t fp8;  // the 8 bits of an E4M3 value
+typedef __nv_fp8_storage_t fp8;  // the 8 bits of an E4M3 value (bf16 is tensor-cores.cu's)
 
-// 8192^3: 1.1 TFLOP, under a millisecond for cuBLASLt on an H100; A and B are 64 MiB each in
+// 8192^3: 1.1 TFLOP, about a millisecond for cuBLASLt on an H100; A and B are 64 MiB each in
 // E4M3 and C 256 MiB in FP32, all past the 50 MiB L2.
 #define DEFAULT_M 8192
 #define DEFAULT_N 8192
@@ -112,6 +111,7 @@ typedef struct {
     // Large problems also get Freivalds: y = A (B^T x), y_abs = |A| (|B|^T |x|) for random signs x.
     double *x, *y, *y_abs;
     double err;                  // the last check's max |C - want| / (s_a s_b sum |a b|)
+    double tc_most, promoted_most;  // the widest bounds, in the same units
     int cc, sms;                 // compute capability as 90, and SMs
     bool sm90a;                  // this build has sm_90a code for this GPU
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
@@ -516,13 +516,27 @@ static void tc_check(void *problem, const version *v, check_result *r) {
             size_t i = is_row ? fixed : t, j = is_row ? t : fixed;
             double got = p->host_c[i * n + j], want = s * p->want[base + t];
             double tol = exact ? 0.0 : s * bound[base + t];
-            check_f64(r, &got, &want, 1, 1, i, tol, 0.0);
+            check_result one;  // validate.c's comparison, this result's bound, its own message
+            check_init(&one);
+            one.printed = KL_MAX_PRINTED;  // quiet: the line below names the column too
+            check_f64(&one, &got, &want, 1, 1, i, tol, 0.0);
+            if (one.bad && r->printed < KL_MAX_PRINTED) {
+                printf("    mismatch at (%zu, %zu): got %.9g, want %.9g, bound %.3g (%s)\n", i, j,
+                       got, want, tol, exact ? "exact" : promoted ? "promoted" : "unpromoted");
+                r->printed++;
+            }
+            r->count += one.count, r->bad += one.bad;
+            r->max_abs = fmax(r->max_abs, one.max_abs), r->max_rel = fmax(r->max_rel, one.max_rel);
             if (p->abs_sum[base + t] > 0.0)
                 p->err = fmax(p->err, fabs(got - want) / (s * p->abs_sum[base + t]));
             else if (got != 0.0 || isnan(got))
                 p->err = INFINITY;
         }
     }
+    if (r->bad)  // how far off: near the bounds (the model's bits?) or nowhere near (a bug)
+        printf("    %s: %zu of %zu results outside their bounds; the largest |C - want| is %.3g "
+               "of s_a s_b sum |a b| (bounds up to %.3g)\n", v->tag, r->bad, r->count, p->err,
+               promoted ? p->promoted_most : p->tc_most);
     if (!p->x) return;
     // Large: every result through Freivalds. C x must match s_a s_b A (B^T x) within the worst
     // case of the bound, carried through |x| = 1, plus the double rounding of the two products.
@@ -785,17 +799,16 @@ int main(int argc, char **argv) {
     else pick_lines(p.n, SAMPLE_LINES, &p.cols, &p.cols_n);
     reference_all(&p);
     size_t checked = p.rows_n * p.n + p.cols_n * p.m;
-    double tc_most = 0.0, pro_most = 0.0;  // the widest bounds, as fractions of sum |a b|
     for (size_t e = 0; e < checked; e++)
         if (p.abs_sum[e] > 0.0) {
-            tc_most = fmax(tc_most, p.tc_bound[e] / p.abs_sum[e]);
-            pro_most = fmax(pro_most, p.promoted_bound[e] / p.abs_sum[e]);
+            p.tc_most = fmax(p.tc_most, p.tc_bound[e] / p.abs_sum[e]);
+            p.promoted_most = fmax(p.promoted_most, p.promoted_bound[e] / p.abs_sum[e]);
         }
     printf("scales: s_a = %g, s_b = %g; check: %s%zu results against the exact sums, within "
            "%s%.2g of sum |a b| unpromoted, %s%.2g promoted\n",
            (double)p.sa, (double)p.sb, whole ? "all " : "", checked,
-           p.ints && exact_for(p.k, false) ? "0 (exact), not " : "", tc_most,
-           p.ints && exact_for(p.k, true) ? "0 (exact), not " : "", pro_most);
+           p.ints && exact_for(p.k, false) ? "0 (exact), not " : "", p.tc_most,
+           p.ints && exact_for(p.k, true) ? "0 (exact), not " : "", p.promoted_most);
     if (!whole) {
         printf("check: %zu rows and %zu columns of C element by element; every result through "
                "Freivalds (A (B^T x), x = random signs)\n", p.rows_n, p.cols_n);
