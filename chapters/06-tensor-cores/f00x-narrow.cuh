@@ -1,4 +1,4 @@
-// ---- f0-narrow ----------------------------------------------------------------------------------
+// ---- f0-narrow (what f1's narrower tile costs f0) -----------------------------------------------
 // An experiment: f0's kernel on f1's 128 x 128 tile, unpromoted. f1 needs that narrower tile to
 // hold its second set of sums (see f01-promoted.cuh), so f0 -> f0-narrow measures what the tile
 // costs and f0-narrow -> f1 what promotion costs.

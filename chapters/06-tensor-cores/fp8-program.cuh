@@ -17,11 +17,13 @@
 //                  the narrower tile it needs
 //
 // Build and run:   make build/tensor-cores-fp8 && build/tensor-cores-fp8       (8192 x 8192 x 8192)
-//                  build/tensor-cores-fp8 -m 256 -n 256 -k 16384 -v f0,f1    (the error at large k)
+//                  build/tensor-cores-fp8 -m 4096 -n 4096 -k 16384 -v f0,f1  (the error at large k)
 //                  build/tensor-cores-fp8 -m 4095 -n 4097 -k 4093 --input int
 //                  build/tensor-cores-fp8 --list | --help | --check-only | --self-test
 // Everything but cublaslt needs Hopper (compute capability 9.0) and a build for sm_90a, which
 // the Makefile makes when it builds for sm_90; cuBLASLt's FP8 needs compute capability 8.9.
+// (The file is one section, headed "(v9 on)", so that a classroom kit of an earlier version
+// leaves it out whole; its parts are headed "// --".)
 #include <cublasLt.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
 #include <cuda_bf16.h>
@@ -37,7 +39,8 @@
 #include "progress.h"
 #include "rng.h"
 
-typedef __nv_fp8_storage_t fp8;  // the 8 bits of an E4M3 value (bf16 is tensor-cores.cu's)
+typedef __nv_bfloat16 bf16;      // grid.cuh's BF16 piece loader names it; this program has none
+typedef __nv_fp8_storage_t fp8;  // the 8 bits of an E4M3 value
 
 // 8192^3: 1.1 TFLOP, about a millisecond for cuBLASLt on an H100; A and B are 64 MiB each in
 // E4M3 and C 256 MiB in FP32, all past the 50 MiB L2.
@@ -73,7 +76,7 @@ enum {
                                // in the wgmma accumulators: checked against the wider bound)
 };
 
-// ---- E4M3 ---------------------------------------------------------------------------------------
+// -- E4M3 -----------------------------------------------------------------------------------------
 // One sign bit, 4 bits of exponent (bias 7) and 3 of fraction: 1.xxx * 2^(e - 7) for e in 1..15,
 // 0.xxx * 2^-6 for e = 0 (the subnormals, down to 2^-9), and no infinity: S.1111.111 is NaN,
 // which frees S.1111.110 = 448 as the largest value. 4 significant bits: neighbours differ by
@@ -127,7 +130,7 @@ typedef struct {
     char lt_why[200];            // why cublaslt cannot run here ("" when it can)
 } fp8_problem;
 
-// ---- the CPU reference and the bounds of the arithmetic ----------------------------------------
+// -- the CPU reference and the bounds of the arithmetic -------------------------------------------
 // Hopper's tensor cores do not add FP8 products in FP32: they keep about 14 significant bits
 // (the DeepSeek-V3 report measured this; others describe an accumulator of 13 fraction bits,
 // "FP22", that truncates). We bound the error from that model, along each result's actual
@@ -335,7 +338,7 @@ static void make_maps_fp8(fp8_problem *p) {
     p->maps_made = true;
 }
 
-// ---- baselines ----------------------------------------------------------------------------------
+// -- baselines ------------------------------------------------------------------------------------
 
 #define CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
 
@@ -393,7 +396,7 @@ static void launch_cublaslt(void *problem) {
                                 p->workspace_bytes, 0));
 }
 
-// ---- peak: the FP8 tensor cores' ceiling --------------------------------------------------------
+// -- peak: the FP8 tensor cores' ceiling ----------------------------------------------------------
 // As the BF16 program's peak: blocks of two warpgroups issue 64 x 256 x 32 E4M3 wgmma back to
 // back on one pair of tiles in shared memory, as many as the product needs (2 m n k operations,
 // in whole batches of 8), two blocks an SM in the grid, one resident at a time.
@@ -441,7 +444,7 @@ static void launch_peak(void *problem) {
 #include "f00x-narrow.cuh"
 #include "f01-promoted.cuh"
 
-// ---- the version table (FP8) --------------------------------------------------------------------
+// -- the version table (FP8) ----------------------------------------------------------------------
 
 static const version versions[] = {
     {"cublaslt", "cublaslt-fp8", launch_cublaslt, KL_BASELINE | NEEDS_FP8},
@@ -455,7 +458,7 @@ static const version versions[] = {
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
 // Whether this build holds sm_90a code for the GPU: a kernel compiled for sm_90a says so.
-__global__ void tc_probe_sm90a(int *yes) {
+__global__ void tc_fp8_probe_sm90a(int *yes) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     *yes = 1;
 #else
@@ -466,7 +469,7 @@ __global__ void tc_probe_sm90a(int *yes) {
 static bool probe_sm90a(void) {
     int *d = (int *)gpu_alloc(sizeof(int), "the probe");
     int yes = 0;
-    tc_probe_sm90a<<<1, 1>>>(d);
+    tc_fp8_probe_sm90a<<<1, 1>>>(d);
     CHECK_LAUNCH();
     CHECK(cudaMemcpy(&yes, d, sizeof yes, cudaMemcpyDeviceToHost));
     CHECK(cudaFree(d));
@@ -493,7 +496,7 @@ static const char *tc_skip(void *problem, const version *v) {
     return NULL;
 }
 
-// ---- checking and saving ------------------------------------------------------------------------
+// -- checking and saving --------------------------------------------------------------------------
 
 // Every checked result against its bound: the promoted one for f1, the unpromoted (wider) one
 // for f0 and for cuBLASLt (where it promotes, and how often, is its own: it must at least meet
@@ -560,7 +563,7 @@ static void tc_save(void *problem, const char *dir, const char *tag) {
     if (npy_save(dir, tag, "<f4", shape, 2, p->host_c) != 0) exit(KL_EXIT_USAGE);
 }
 
-// ---- inputs -------------------------------------------------------------------------------------
+// -- inputs ---------------------------------------------------------------------------------------
 
 // "random": uniform in [-448, 448], rounded to the nearest E4M3. "int": whole numbers in [-2, 2].
 // The floats the CPU uses are the E4M3 values exactly.
@@ -586,7 +589,7 @@ static void fill(rng *g, float *x, fp8 *xb, size_t rows, size_t k, size_t ld, bo
     }
 }
 
-// ---- the self-test of the CPU side (no GPU) -----------------------------------------------------
+// -- the self-test of the CPU side (no GPU) -------------------------------------------------------
 
 static int report(const char *name, bool ok) {
     printf("%s %s\n", ok ? "PASS" : "FAIL", name);
@@ -731,7 +734,7 @@ static int tc_self_test(void) {
     return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
 
-// ---- main ---------------------------------------------------------------------------------------
+// -- main -----------------------------------------------------------------------------------------
 
 int main(int argc, char **argv) {
     options o = {};

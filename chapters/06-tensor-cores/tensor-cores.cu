@@ -38,7 +38,9 @@
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
 // v4a-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
-// FP8: make build/tensor-cores-fp8 (this file with -DTC_FP8 is the program in fp8-program.cuh).
+#ifdef TC_FP8  // make build/tensor-cores-fp8: the FP8 program, in fp8-program.cuh
+#include "fp8-program.cuh"
+#else
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
 #include <cuda_bf16.h>
@@ -53,10 +55,6 @@
 #include "rng.h"
 
 typedef __nv_bfloat16 bf16;
-
-#ifdef TC_FP8
-#include "fp8-program.cuh"
-#else
 
 // 8192^3: 1.1 TFLOP, about 1.4 ms for cuBLAS on an H200; A and B are 128 MiB each and C
 // 256 MiB, all far past the 60 MiB L2.
