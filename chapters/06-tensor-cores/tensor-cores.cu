@@ -38,6 +38,9 @@
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
 // v4a-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
+#ifdef TC_FP8  // make build/tensor-cores-fp8: the FP8 program, in fp8-program.cuh
+#include "fp8-program.cuh"
+#else
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
 #include <cuda_bf16.h>
@@ -584,3 +587,4 @@ int main(int argc, char **argv) {
     free(p.abs_row), free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
 }
+#endif  // TC_FP8
