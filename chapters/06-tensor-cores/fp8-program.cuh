@@ -123,7 +123,7 @@ typedef struct {
     // cuBLASLt: its handle, the product's descriptions, the algorithm its heuristic picked
     cublasLtHandle_t lt;
     cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t lay_a, lay_b, lay_c;
+    cublasLtMatrixLayout_t lay_a, lay_b, lay_c, lay_d;
     cublasLtMatmulAlgo_t algo;
     void *workspace;
     size_t workspace_bytes;
@@ -351,7 +351,7 @@ static void check_cublas(cublasStatus_t s, const char *call, const char *file, i
 // cuBLASLt is column-major, as cuBLAS: our row-major C (m x n) is its n x m matrix C^T = B A^T,
 // B's bytes being its k x n matrix, transposed (OP_T), A's its k x m matrix (OP_N): the "TN"
 // product, the one layout its FP8 kernels take (both operands K-major, as FP8 wgmma needs too).
-// Its A is our B, so its A scale is s_b. Output: FP32, with C described as FP32 too (beta = 0).
+// Its A is our B, so its A scale is s_b. Output D: FP32; C, the addend, is unused (beta = 0).
 // The heuristic picks one algorithm for the shape, once; a shape it has none for (its FP8
 // kernels need 16-byte-aligned sizes on some versions) leaves cublaslt skipped, with the reason.
 static void setup_cublaslt(fp8_problem *p) {
@@ -368,6 +368,7 @@ static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_a, CUDA_R_8F_E4M3, p->k, p->n, (int64_t)p->ld));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_b, CUDA_R_8F_E4M3, p->k, p->m, (int64_t)p->ld));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_32F, p->n, p->m, (int64_t)p->n));
+    CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_d, CUDA_R_32F, p->n, p->m, (int64_t)p->n));
     // 32 MiB of workspace, what cuBLAS's documentation suggests for Hopper
     p->workspace_bytes = 32u << 20;
     p->workspace = gpu_alloc(p->workspace_bytes, "cuBLASLt's workspace");
@@ -378,7 +379,17 @@ static void setup_cublaslt(fp8_problem *p) {
     cublasLtMatmulHeuristicResult_t found;
     int count = 0;
     cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c,
-                                                      p->lay_c, pref, 1, &found, &count);
+                                                      p->lay_d, pref, 1, &found, &count);
+    if (s != CUBLAS_STATUS_SUCCESS || count == 0) {
+        // Some versions take FP32 output only with C (the addend, unused at beta = 0) in BF16:
+        // describe C so, D stays FP32 (and the same memory, which C is never read from)
+        CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p->lay_c));
+        CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_16BF, p->n, p->m, (int64_t)p->n));
+        s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c, p->lay_d,
+                                           pref, 1, &found, &count);
+        if (s == CUBLAS_STATUS_SUCCESS && count > 0)
+            printf("cublaslt: C described as BF16 (beta = 0), D in FP32\n");
+    }
     CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(pref));
     if (s != CUBLAS_STATUS_SUCCESS || count == 0)
         snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt has no FP8 (E4M3, FP32 out) algorithm for "
@@ -392,7 +403,7 @@ static void launch_cublaslt(void *problem) {
     fp8_problem *p = (fp8_problem *)problem;
     const float one = 1.0f, zero = 0.0f;
     CHECK_CUBLAS(cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
-                                p->lay_c, p->c, p->lay_c, &p->algo, p->workspace,
+                                p->lay_c, p->c, p->lay_d, &p->algo, p->workspace,
                                 p->workspace_bytes, 0));
 }
 
@@ -849,6 +860,7 @@ int main(int argc, char **argv) {
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_a));
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_b));
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_c));
+        CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_d));
         CHECK_CUBLAS(cublasLtMatmulDescDestroy(p.op));
         CHECK_CUBLAS(cublasLtDestroy(p.lt));
         CHECK(cudaFree(p.workspace));
