@@ -100,6 +100,43 @@ __device__ inline void tma_load(void *dst, const CUtensorMap *map, int x, int y,
         : "memory");
 }
 
+// TMA the other way (v10 on): the copy engine stores a box of shared memory, laid out in the
+// map's swizzle, to the matrix that `map` describes at column x, row y, and writes nothing where
+// the box leaves the matrix. One thread issues it; commit closes its stores issued so far into a
+// bulk group, and wait_read<N> returns once at most N of its groups may still be reading shared
+// memory (their buffers may be written again), wait<N> once at most N are not yet in memory.
+__device__ inline void tma_store(const void *src, const CUtensorMap *map, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::
+                     "l"(map), "r"(x), "r"(y), "r"(smem(src))
+                 : "memory");
+}
+__device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ inline void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ inline void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Ordinary stores to shared memory are made visible to the copy engine (the async proxy) before
+// it reads them: each thread that stored fences, then the threads meet, then one issues the copy.
+__device__ inline void fence_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Two floats to shared memory in one 8-byte store.
+__device__ inline void st_shared_v2(const float *p, float x, float y) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem(p)), "f"(x), "f"(y) : "memory");
+}
+
+// A barrier for `count` threads (whole warps) only: hardware barrier `id` (1-15; 0 is
+// __syncthreads), so a warpgroup can meet without stopping the rest of the block.
+__device__ inline void named_barrier(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 // A shared-memory matrix descriptor for wgmma: a tile whose rows are 128 bytes (64 BF16 of k),
 // stored with the 128-byte swizzle, in groups of 8 rows 1024 bytes apart. The tile must start on
 // 1024 bytes; moving 16 columns of k along is adding 32 bytes to the start (2 in its units).
