@@ -137,6 +137,12 @@ __device__ inline void named_barrier(int id, int count) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
+// An arrival at named barrier `id` that does not wait (v12 on): the `count` threads it counts are
+// the arriving warps and the warps that wait there with named_barrier.
+__device__ inline void named_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 // Clusters (v11 on): the blocks of a cluster run at once on neighbouring SMs and can reach each
 // other's shared memory. cluster_rank is this block's number in its cluster; cluster_sync is a
 // barrier for every thread of every block of the cluster, whose shared-memory writes and
