@@ -79,7 +79,8 @@ def headline_options(chapter):
 
 
 def _headline_file(chapter):
-    path = os.path.join(ROOT, "chapters", chapter.split("-f64")[0], "headline")
+    # a chapter's second program (03-matmul-f64, 06-tensor-cores-fp8) shares its headline
+    path = os.path.join(ROOT, "chapters", chapter.split("-f64")[0].split("-fp8")[0], "headline")
     if not os.path.exists(path):
         return {}
     with open(path) as f:

@@ -2,7 +2,9 @@
 # make bench [CH=NN-topic]: each chapter's sweep (chapters/*/bench.args) into a fresh
 # plots/results/<gpu>/NN-topic.csv (plus NN-topic.env.csv), then a terminal chart of it. A
 # chapter with a `gpus` file (the fewest GPUs it runs on) goes into plots/results/<count>x-<gpu>/,
-# <count> the GPUs it ran on, and is skipped, with a line, where there are fewer.
+# <count> the GPUs it ran on, and is skipped, with a line, where there are fewer. A chapter of
+# several programs benches topic-SUFFIX at bench-SUFFIX.args where there is one (06's
+# tensor-cores-fp8: bench-fp8.args), else at bench.args as its first program (03's matmul-f64).
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -15,8 +17,13 @@ status=0
 # On a terminal, a line on stderr before each run: how far the sweep is and, from the pace so
 # far, about how long is left (runs differ a lot in length, so this is a rough guide).
 total=0 done_runs=0 start=$(date +%s)
+# the sizes program $2 of chapter folder $1 is benched at
+bench_args() {
+    local file="$1/bench${2#"$(programs "$1" | head -n 1)"}.args"
+    [ -f "$file" ] && echo "$file" || echo "$1/bench.args"
+}
 for d in $(chapters "${1:-}"); do
-    for prog in $(programs "$d"); do total=$((total + $(arg_lines "$d/bench.args" | wc -l))); done
+    for prog in $(programs "$d"); do total=$((total + $(arg_lines "$(bench_args "$d" "$prog")" | wc -l))); done
 done
 say() {
     [ -t 2 ] || return 0
@@ -47,7 +54,7 @@ for d in $(chapters "${1:-}"); do
             # shellcheck disable=SC2086
             build/"$prog" $args --csv "$csv" || status=1
             done_runs=$((done_runs + 1))
-        done < <(arg_lines "$d/bench.args")
+        done < <(arg_lines "$(bench_args "$d" "$prog")")
         bash plots/terminal.sh "$csv"
     done
 done

@@ -46,7 +46,7 @@ __device__ inline void wgmma_stage(float (&acc)[R], const bf16 *a, const bf16 *b
     }
 }
 
-// A warpgroup's 64 x (R / 2) results to C. Thread t of the warpgroup holds, for each 8 columns
+// A warpgroup's 64 x 2R results to C. Thread t of the warpgroup holds, for each 8 columns
 // j, rows 16 (t / 32) + (t % 32) / 4 and 8 below it, columns 8 j + 2 (t % 4) and the next.
 template <int R>
 __device__ void store_warpgroup(const float (&acc)[R], float *c, size_t r0, size_t c0, size_t m,
@@ -76,8 +76,7 @@ typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32
                                     const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
                                     CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-static void make_map(CUtensorMap *map, const bf16 *x, size_t rows, size_t k, size_t ld,
-                     unsigned box_k, unsigned box_rows) {
+static encode_tiled_fn tensor_map_encoder(void) {
     static encode_tiled_fn encode = NULL;  // the driver's function, found once
     if (!encode) {
         cudaDriverEntryPointQueryResult found;
@@ -88,6 +87,12 @@ static void make_map(CUtensorMap *map, const bf16 *x, size_t rows, size_t k, siz
             exit(KL_EXIT_GPU);
         }
     }
+    return encode;
+}
+
+static void make_map(CUtensorMap *map, const bf16 *x, size_t rows, size_t k, size_t ld,
+                     unsigned box_k, unsigned box_rows) {
+    encode_tiled_fn encode = tensor_map_encoder();
     cuuint64_t dims[2] = {k, rows}, stride[1] = {ld * sizeof(bf16)};
     cuuint32_t box[2] = {box_k, box_rows}, step[2] = {1, 1};
     CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)x, dims, stride, box,

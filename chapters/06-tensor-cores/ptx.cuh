@@ -100,6 +100,84 @@ __device__ inline void tma_load(void *dst, const CUtensorMap *map, int x, int y,
         : "memory");
 }
 
+// TMA the other way (v10 on): the copy engine stores a box of shared memory, laid out in the
+// map's swizzle, to the matrix that `map` describes at column x, row y, and writes nothing where
+// the box leaves the matrix. One thread issues it; commit closes its stores issued so far into a
+// bulk group, and wait_read<N> returns once at most N of its groups may still be reading shared
+// memory (their buffers may be written again), wait<N> once at most N are not yet in memory.
+__device__ inline void tma_store(const void *src, const CUtensorMap *map, int x, int y) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];\n" ::
+                     "l"(map), "r"(x), "r"(y), "r"(smem(src))
+                 : "memory");
+}
+__device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ inline void bulk_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N>
+__device__ inline void bulk_wait() {
+    asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Ordinary stores to shared memory are made visible to the copy engine (the async proxy) before
+// it reads them: each thread that stored fences, then the threads meet, then one issues the copy.
+__device__ inline void fence_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// Two floats to shared memory in one 8-byte store.
+__device__ inline void st_shared_v2(const float *p, float x, float y) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(smem(p)), "f"(x), "f"(y) : "memory");
+}
+
+// A barrier for `count` threads (whole warps) only: hardware barrier `id` (1-15; 0 is
+// __syncthreads), so a warpgroup can meet without stopping the rest of the block.
+__device__ inline void named_barrier(int id, int count) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// An arrival at named barrier `id` that does not wait (v12 on): the `count` threads it counts are
+// the arriving warps and the warps that wait there with named_barrier.
+__device__ inline void named_arrive(int id, int count) {
+    asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// Clusters (v11 on): the blocks of a cluster run at once on neighbouring SMs and can reach each
+// other's shared memory. cluster_rank is this block's number in its cluster; cluster_sync is a
+// barrier for every thread of every block of the cluster, whose shared-memory writes and
+// mbarrier initialisations before it are seen by all after it.
+__device__ inline unsigned cluster_rank() {
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+__device__ inline void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// One arrival on the mbarrier at the place of `bar` in the shared memory of block `rank` of the
+// cluster (mapa turns our address into that block's). Plain release at the block's scope, as a
+// local arrival: a .release.cluster arrival costs a fence of the whole GPU (MEMBAR.ALL.GPU)
+// before every arrival, and what it would order (the wgmma's reads of the stage) is already
+// done when the consumer arrives.
+__device__ inline void mbar_arrive_cluster(uint64_t *bar, unsigned rank) {
+    unsigned there;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(there) : "r"(smem(bar)), "r"(rank));
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(there) : "memory");
+}
+
+// tma_load into every block of the cluster whose bit is set in `blocks`: the box lands at the
+// same place in each one's shared memory, and its bytes count on each one's barrier at `bar`.
+__device__ inline void tma_load_multicast(void *dst, const CUtensorMap *map, int x, int y,
+                                          uint64_t *bar, unsigned short blocks) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem(dst)),
+        "l"(map), "r"(x), "r"(y), "r"(smem(bar)), "h"(blocks)
+        : "memory");
+}
+
 // A shared-memory matrix descriptor for wgmma: a tile whose rows are 128 bytes (64 BF16 of k),
 // stored with the 128-byte swizzle, in groups of 8 rows 1024 bytes apart. The tile must start on
 // 1024 bytes; moving 16 columns of k along is adding 32 bytes to the start (2 in its units).

@@ -30,14 +30,24 @@
 //                  tile's stores
 //   v9 grouped     the tiles are walked down bands of 16 tile rows instead of along rows of C:
 //                  the blocks at work at one time share their tiles of A and B through L2
+//   v10 tmastore   the results go to C through shared memory and TMA stores: the copy engine
+//                  writes C while the consumers go on to the next tile
+//   v11 multicast  clusters of two blocks take tiles one above the other: each copies half of
+//                  their tile of B, and TMA multicast writes it into both
+//   v12 staggered  one consumer warpgroup runs two stages ahead of the other: each stores its
+//                  results while the other multiplies
 //   v2-staged      an experiment: v2 with v1's stores through shared memory, to measure v2's
 //                  two changes (mma.sync, stores from registers) apart
+//   v12-lag1, v12-lag3  experiments: v12 with its warpgroups one and three stages apart
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v4a-v9 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
+// v4a-v12 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
+#ifdef TC_FP8  // make build/tensor-cores-fp8: the FP8 program, in fp8-program.cuh
+#include "fp8-program.cuh"
+#else
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
 #include <cuda_bf16.h>
@@ -242,6 +252,12 @@ static void launch_peak(void *problem) {
 #include "v07-wide.cuh"
 #include "v08-persistent.cuh"
 #include "v09-grouped.cuh"
+#include "tma-store.cuh"
+#include "v10-tmastore.cuh"
+#include "cluster-pairs.cuh"
+#include "v11-multicast.cuh"
+#include "v12-staggered.cuh"
+#include "v12x-lag.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -263,8 +279,14 @@ static const version versions[] = {
     {"v7", "wide", launch_v7, NEEDS_SM90A},
     {"v8", "persistent", launch_v8, NEEDS_SM90A},
     {"v9", "grouped", launch_v9, NEEDS_SM90A},
+    {"v10", "tmastore", launch_v10, NEEDS_SM90A},
+    {"v11", "multicast", launch_v11, NEEDS_SM90A},
+    {"v12", "staggered", launch_v12, NEEDS_SM90A},
     // experiments on v2: its stores from registers undone (v1's way to C, through shared memory)
     {"v2-staged", "staged", launch_v2_staged, NEEDS_BF16_MMA},
+    // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
+    {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
+    {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -584,3 +606,4 @@ int main(int argc, char **argv) {
     free(p.abs_row), free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
 }
+#endif  // TC_FP8

@@ -1,0 +1,72 @@
+// ---- pairs of tiles in clusters of two blocks, B multicast (v11 on) -----------------------------
+
+// v9's bands for pairs of tiles: 8 rows of pairs are v9's 16 rows of tiles (2048 rows of A), so
+// the 66 clusters at work read about as many bands of A and of B as v9's 132 blocks do.
+struct grouped_pairs_order {
+    __device__ static tile_origin at(size_t pair, size_t m, size_t n, int pair_m, int tile_n) {
+        constexpr int GROUP = 8;  // rows of pairs in a band
+        size_t rows = (m + pair_m - 1) / pair_m, cols = (n + tile_n - 1) / tile_n;
+        size_t band = pair / (GROUP * cols), first = band * GROUP;  // the band's first row
+        size_t high = rows - first < GROUP ? rows - first : GROUP;   // the last may be lower
+        size_t q = pair - band * GROUP * cols;                        // the place in the band
+        return {(first + q % high) * pair_m, q / high * tile_n};
+    }
+};
+
+#ifdef KL_SM90A
+// Thread 0 of block `rank` fills stage `slot` with k step `step`: its own tile of A (rows r0 ..)
+// and part `rank` of the pair's tile of B (BN / CLUSTER rows from c0 + rank BN / CLUSTER), which
+// the multicast writes into the same place in every block of the cluster. The full barrier
+// counts all of A and B: the other parts of B come from the other blocks' producers.
+template <int CLUSTER, int BM, int BN, int BK, int STAGES>
+__device__ inline void load_stage_multicast(stage_ring<BM, BN, BK, STAGES> &s, int slot,
+                                            const CUtensorMap *map_a, const CUtensorMap *map_b,
+                                            int step, size_t r0, size_t c0, unsigned rank) {
+    constexpr int PART = BN / CLUSTER;  // rows of B that each block copies for all
+    mbar_arrive_expect(&s.full[slot], (BM + BN) * BK * sizeof(bf16));
+    tma_load(s.a[slot], map_a, step * BK, (int)r0, &s.full[slot]);
+    tma_load_multicast(s.b[slot] + rank * PART * BK, map_b, step * BK, (int)(c0 + rank * PART),
+                       &s.full[slot], (1u << CLUSTER) - 1);
+}
+
+// A consumer warp is done with a stage: one arrival on the stage's empty barrier in every block
+// of the cluster, since every block's producer writes into this block's stage.
+template <int CLUSTER>
+__device__ inline void release_stage_cluster(uint64_t *empty) {
+    __syncwarp();
+    if (threadIdx.x % 32 == 0)
+        for (unsigned r = 0; r < CLUSTER; r++) mbar_arrive_cluster(empty, r);
+}
+#endif
+
+// Launches `kernel` in clusters of CLUSTER blocks along x (blocks CLUSTER c .. CLUSTER c +
+// CLUSTER - 1 are cluster c; __cluster_dims__ would not compile for the sm_80 build this file
+// also makes), 3 warpgroups and `smem` bytes a block: one cluster for each of `pairs` pairs, up
+// to the clusters the GPU holds at once. `clusters` is the launcher's own: 0 until the first
+// launch asks the GPU (cudaOccupancyMaxActiveClusters), which says so in a line if the clusters
+// leave SMs without a block.
+template <int CLUSTER, class Kernel, class... Args>
+static void launch_clusters(Kernel kernel, size_t smem, unsigned pairs, int sms, int &clusters,
+                            Args... args) {
+    cudaLaunchAttribute cluster = {};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = CLUSTER, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.blockDim = dim3(3 * WG);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = &cluster, cfg.numAttrs = 1;
+    if (!clusters) {
+        allow_smem(kernel, smem);
+        cfg.gridDim = dim3(sms / CLUSTER * CLUSTER);  // a grid of whole clusters, a block an SM
+        CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+        if (clusters < 1) {
+            fprintf(stderr, "the GPU runs no cluster of %d blocks of this kernel\n", CLUSTER);
+            exit(KL_EXIT_GPU);
+        }
+        if (CLUSTER * clusters < sms)  // SMs left without a block: say so, it costs time
+            fprintf(stderr, "clusters of %d blocks: %d at once, on %d of the %d SMs\n", CLUSTER,
+                    clusters, CLUSTER * clusters, sms);
+    }
+    cfg.gridDim = dim3(CLUSTER * min(pairs, (unsigned)clusters));
+    CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
