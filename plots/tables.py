@@ -180,10 +180,17 @@ def select(spec, gpu):
     return csv_path, filters, rows, cols.split(), error
 
 
+def natural(text):
+    """'tc_v10_x' after 'tc_v9_y': the numbers in a name compared as numbers."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
 def render_table(spec, gpu):
     _, _, rows, cols, error = select(spec, gpu)
     if error:
         return error
+    if rows and "kernel" in rows[0] and "version" not in rows[0]:  # evidence: the ladder's order
+        rows = sorted(rows, key=lambda r: natural(r["kernel"]))
     lines = ["| " + " | ".join(heading(c, rows) for c in cols) + " |",
              "|" + "|".join("---" for _ in cols) + "|"]
     lines += ["| " + " | ".join(fmt(r, c, rows) for c in cols) + " |" for r in rows]

@@ -61,6 +61,10 @@ check([tables.binary_bytes(b) for b in (4096, 1 << 30, 4 * 1000003)] ==
       ["4 KiB", "1 GiB", "4,000,012 B"],
       "tables: a pivot's bytes@4 names sizes in binary units, and a size that is none in bytes")
 
+check(sorted(["tc_v10_a", "tc_v2_b", "tc_v1_c", "tc_peak"], key=tables.natural) ==
+      ["tc_peak", "tc_v1_c", "tc_v2_b", "tc_v10_a"],
+      "tables: an evidence table lists kernels in the ladder's order (v10 after v9, not after v1)")
+
 # A result mark is rewritten from its one row, with the decimals the prose gave it; a mark that
 # matches no row keeps its text and is counted, so that --check fails on it.
 import contextlib  # noqa: E402
