@@ -127,7 +127,7 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
     void *workspace;
     size_t workspace_bytes;
-    char lt_why[200];            // why cublaslt cannot run here ("" when it can)
+    char lt_why[400];            // why cublaslt cannot run here ("" when it can)
 } fp8_problem;
 
 // -- the CPU reference and the bounds of the arithmetic -------------------------------------------
@@ -354,6 +354,13 @@ static void check_cublas(cublasStatus_t s, const char *call, const char *file, i
 // Its A is our B, so its A scale is s_b. Output D: FP32; C, the addend, is unused (beta = 0).
 // The heuristic picks one algorithm for the shape, once; a shape it has none for (its FP8
 // kernels need 16-byte-aligned sizes on some versions) leaves cublaslt skipped, with the reason.
+// cuBLASLt's own account of an error (its log, level 1), kept for the line that skips the
+// baseline: a refusal's status alone (NOT_SUPPORTED) does not say which rule was broken.
+static char lt_error[160];
+static void keep_lt_error(int level, const char *function, const char *message) {
+    if (level == 1) snprintf(lt_error, sizeof lt_error, "%s: %s", function, message);
+}
+
 static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtCreate(&p->lt));
     CHECK_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -403,12 +410,18 @@ static void setup_cublaslt(fp8_problem *p) {
     // the run; CUBLASLT_LOG_LEVEL=5 shows cuBLASLt's own account of it.
     if (!p->lt_why[0]) {
         const float one = 1.0f, zero = 0.0f;
+        // its errors to keep_lt_error for this one call, unless the user asked for its log
+        bool listen = !getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK");
+        if (listen) CHECK_CUBLAS(cublasLtLoggerSetCallback(keep_lt_error)),
+                    CHECK_CUBLAS(cublasLtLoggerSetMask(1));
         s = cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
                            p->lay_c, p->c, p->lay_d, &p->algo, p->workspace, p->workspace_bytes, 0);
+        if (listen) CHECK_CUBLAS(cublasLtLoggerSetMask(0)),
+                    CHECK_CUBLAS(cublasLtLoggerSetCallback(NULL));
         if (s != CUBLAS_STATUS_SUCCESS)
             snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt refused the FP8 call for %zu x %zu x %zu "
-                     "(%s) though its heuristic offered an algorithm", p->m, p->n, p->k,
-                     cublasLtGetStatusString(s));
+                     "(%s) though its heuristic offered an algorithm%s%s", p->m, p->n, p->k,
+                     cublasLtGetStatusString(s), lt_error[0] ? "; its log: " : "", lt_error);
         CHECK(cudaDeviceSynchronize());
     }
 }
