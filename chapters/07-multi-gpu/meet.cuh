@@ -19,7 +19,8 @@
 // left by an earlier call is always below what a wait asks for. No GPU's block b gets more than
 // one call ahead of another's: to end call e it must have met block b of every GPU at e's last
 // meeting. A block may meet only its own partners, so a block loads only what the same block of
-// the other GPUs wrote (v7) or what was there before the call began (the inputs).
+// the other GPUs wrote (v6a's staging, v7's slices) or what was there before the call began (the
+// inputs).
 
 // The meetings of a call, and where a block's flags are: [phase][block][peer], MEET_WORDS words
 // a GPU (MEET_BLOCKS and MEET_WORDS are with the chapter's other sizes, in allreduce.cu).

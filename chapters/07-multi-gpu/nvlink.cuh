@@ -68,9 +68,10 @@ __device__ void block_signal(unsigned long long *flag, unsigned long long value)
 }
 
 // dst[i] = src[i] for i in [0, count), shared by `threads` threads of which we are `thread`; src
-// is another GPU's memory, written in this launch (read at the L2). INFLIGHT 16-byte loads a
-// thread go out before the first store. dst and src are 16-byte aligned (spans begin at
-// multiples of ALIGN floats); the last 0-3 floats are copied one by one.
+// may be another GPU's memory, written in this launch (read at the L2; v6a also stages its own
+// input with it). INFLIGHT 16-byte loads a thread go out before the first store. dst and src
+// are 16-byte aligned (spans begin at multiples of ALIGN floats); the last 0-3 floats are copied
+// one by one.
 __device__ void copy_range(float *__restrict__ dst, const float *__restrict__ src, size_t count,
                            size_t thread, size_t threads) {
     // loads in flight a thread before the first store (chapter 05's v9): a load over NVLink

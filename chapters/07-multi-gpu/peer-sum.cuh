@@ -1,10 +1,10 @@
 // ---- the sum of every GPU's input over a range, loaded over NVLink (v6 on) ----------------------
 // out[lo + i] = x[0][lo + i] + ... + x[G-1][lo + i] for i in [0, count), shared by `threads`
 // threads of which we are `thread`: v4's sum kernel as a function that a block (v7) or a whole
-// grid (v6) calls. The GPUs are added in the same order on every GPU, so every GPU gets the same
-// bits. Each thread issues INFLIGHT 16-byte loads from one GPU before adding them; the inputs are
-// read at the L2 (__ldcg), past an L1 that may hold an old copy. lo is a multiple of ALIGN
-// floats, so the float4 loads are aligned; the last 0-3 floats are added one by one.
+// grid (v6, v6a) calls. The GPUs are added in the same order on every GPU, so every GPU gets the
+// same bits. Each thread issues INFLIGHT 16-byte loads from one GPU before adding them; the
+// inputs are read at the L2 (__ldcg), past an L1 that may hold an old copy. lo is a multiple of
+// ALIGN floats, so the float4 loads are aligned; the last 0-3 floats are added one by one.
 __device__ void sum_range(float *__restrict__ out, const float *const *x, int gpus, size_t lo,
                           size_t count, size_t thread, size_t threads) {
     constexpr int INFLIGHT = 4;  // as copy_range: loads a thread issues before the adds

@@ -10,6 +10,7 @@
 // finished it: thread h tells block b of GPU h "we reached this epoch" and waits for it to say
 // the same. Step 2, all-gather: block b loads slice b of every other shard. The flags are v4's
 // (direct_args), word b * MAX_GPUS + h of GPU g's set by block b of GPU h.
+//
 // out[me][slice b of shard me] = x[0] + ... + x[G-1] there, in that order. Each thread issues
 // INFLIGHT 16-byte loads from one GPU before adding them, GPU after GPU. Every block of every GPU
 // must be on its GPU at once (block b waits for block b of the others): few blocks, one a channel.

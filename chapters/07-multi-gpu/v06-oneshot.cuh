@@ -3,7 +3,8 @@
 // and between calls the host ordering them across GPUs. One shot: one kernel a GPU, whose blocks
 // meet the other GPUs' blocks (meet.cuh) and then load every GPU's whole input over NVLink and
 // add it: one step and two meetings, no host work between calls. The price is traffic: each GPU
-// loads (G - 1) n floats, where v2 on load 2(G - 1)/G n (the same on two GPUs, G/2 times more).
+// loads (G - 1) n floats, where v2 on load 2(G - 1)/G n: the same on two GPUs, G/2 times as
+// many on G.
 
 // Meetings: at the start (every GPU has reached this call, so its input is ready) and at the end
 // (every GPU has loaded our input, so the caller may change it once our kernel has ended).

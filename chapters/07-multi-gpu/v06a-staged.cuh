@@ -13,15 +13,24 @@
 //  - The meeting proves the data is there: GPU h's block b stored e only after its part of
 //    staging buffer p was written and fenced (meet: __syncthreads, __threadfence_system, the
 //    release store), and we load it only after our acquire load saw e and __syncthreads.
-//  - The next meeting proves nobody still reads it. Block b of GPU g writes staging buffer p
-//    again at call e + 2. Before that, at call e + 1, it met block b of every GPU h: it saw GPU h's
-//    flag reach e + 1. GPU h stores e + 1 from its kernel of call e + 1, which its stream starts
-//    only after its kernel of call e has ended, every block of it, with every load of our staging
-//    buffer p. And our kernel of call e + 2 starts only after our call e + 1 has ended. So every
-//    load of call e happens before any store of call e + 2: two buffers are enough, never a third.
+//  - The next meeting proves nobody still reads it. Block b of GPU g writes its part of staging
+//    buffer p again at call e + 2. Before that, at call e + 1, it met block b of every GPU h: it
+//    saw GPU h's flag reach e + 1. GPU h's block b stores e + 1 only from its kernel of call
+//    e + 1, which its stream starts only after its kernel of call e has ended, with every load of
+//    our staging buffer p. And our kernel of call e + 2 starts only after our call e + 1 has
+//    ended. So every load of call e happens before any store of call e + 2: two buffers are
+//    enough, never a third.
 //  - The input: no other GPU reads it, so the caller may change it once our kernel has ended.
 //  - Our own part: each thread adds exactly the float4s it copied (copy_range and sum_range give
-//    float4 j to thread j mod threads, on every GPU, the same grid), so it reads its own stores.
+//    float4 j to thread j mod threads, and float 4 * (n / 4) + t of the tail to thread t, on
+//    every GPU, the same grid), so it reads its own stores.
+// What the argument assumes: calls are counted block by block, so block b must stage and load
+// the same floats at every call. Calls of one size do (the same grid), and this program never
+// changes the size, or mixes v6a's grid with v6b's, without synchronizing every GPU first. A
+// caller that mixes sizes on one stream breaks it at the tail: v6a's grids give float4 j to
+// block (j mod 16384) / 512 at every size, but the last 0-3 floats go to block 0, and in a larger
+// call the block that owns their float4 stages them before its meeting, while block 0 of another
+// GPU may still be loading them for the call before (README, "v6a staged").
 // Every wait is still v4's: a failed meeting ends the block, and the check reports it.
 typedef struct {
     meet_args m;                   // x, out, the meeting's flags, the count, the failure record

@@ -3,10 +3,12 @@
 // block of the grid is one more set of flags over NVLink, one more system-scope fence, and one
 // more pair that may come late, and the meeting ends only when the last pair has met. v6 and v6a
 // add a block for every 512 float4s (one float4 a thread); sum_range and copy_range keep INFLIGHT
-// = 4 float4s a thread in flight, so v6b gives each thread those four before it adds a block: a
-// quarter of the blocks below 1 MiB a GPU (4 KiB and 16 KiB: one block; 64 KiB: two; 256 KiB:
-// eight), the same 32 from 1 MiB up. Bytes in flight a GPU are the same; only the meetings shrink.
-// No kernel of its own: the step is the grid.
+// = 4 float4s a thread in flight, so v6b gives each thread those four before it adds a block:
+// one block at 4 KiB and 16 KiB a GPU, two at 64 KiB, eight at 256 KiB (v6a: one, two, eight,
+// 32), the same 32 from 1 MiB up. Bytes in flight a GPU are the same on paper; only the meetings
+// shrink. No kernel of its own: the step is the grid. That grid hands the float4s to blocks
+// otherwise than v6a's, so v6a's argument for its staging holds only while calls of v6a and v6b
+// do not follow each other on a stream with nothing from the host in between (they never do here).
 
 static void launch_v6b(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;

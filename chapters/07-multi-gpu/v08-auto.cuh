@@ -15,7 +15,7 @@ enum { PICK_STAGED, PICK_ONESHOT, PICK_TWOSHOT, PICK_RING };
 //   On two GPUs, a one-shot at every size: it loads 4n bytes a GPU, exactly what two-shot and
 //            the ring load there (2(G - 1)/G = 1), with fewer meetings than either (v7: three,
 //            v5: a flag a step and a chunk). The two-GPU run in batches agrees: v6 was ahead of
-//            v7 and of v5 at every size from 4 KiB to 256 MiB (README).
+//            v7 and of v5 at every size from 4 KiB to 1 GiB (README).
 //   On more GPUs, where a one-shot loads G/2 times the bytes of the others:
 //            one-shot while each GPU loads no more than ONESHOT_LOADS: (G - 1) x 4n <= 512 KiB
 //            (170 KiB a buffer on four GPUs), a microsecond or two on the links, no more than the
