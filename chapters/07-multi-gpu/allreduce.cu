@@ -24,7 +24,7 @@
 //                  add every GPU's whole input, one step
 //   v6a staged     v6 with one meeting a call, not two: each GPU copies its input into one of
 //                  two staging buffers (by the call's parity), meets, then loads and adds those
-//   v6b fewblocks  v6a's kernel on a quarter of the blocks below 1 MiB: fewer pairs that meet
+//   v6b fewblocks  v6a's kernel on fewer blocks from 16 KiB to 256 KiB: fewer pairs that meet
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
 //   v8 auto        picks v6a, v6, v7 or v5 by the size of the call and the GPU count (its rule
 //                  printed): on two GPUs always a one-shot
