@@ -59,7 +59,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f1_promoted(
                 bool first = step % PROMOTE_STAGES == 0;  // overwrite acc instead of adding
                 bool promote = (step + 1) % PROMOTE_STAGES == 0 || step + 1 == steps;
                 mbar_wait(&s.full[slot], used / STAGES % 2);
-                wgmma_fence();  // also orders the adds below that read acc before it is overwritten
+                wgmma_fence();  // and orders the previous stage's adds (below) before this overwrite
                 wgmma_stage_fp8(acc, s.a[slot] + (wg - 1) * 64 * FP8_BK, s.b[slot], first ? 0 : 1);
                 wgmma_commit();
                 if (!promote) {  // as f0: wait for the stage before's wgmma, give its buffers back

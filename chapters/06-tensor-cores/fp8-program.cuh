@@ -1,9 +1,9 @@
 // ---- FP8: the program tensor-cores-fp8, the chapter's Hopper kernel on E4M3 (v9 on) -------------
 // tensor-cores.cu built with -DTC_FP8 is this program: C = s_a s_b A B^T with A (m x k) and B
 // (n x k) in FP8 E4M3, per-tensor FP32 scales s_a and s_b (a value of A is s_a times its E4M3
-// code's value), every sum accumulated in FP32 and C (m x n) in FP32. The same product as the
-// BF16 program, at twice the tensor cores' rate and half the bytes, and a new question: how
-// precisely the tensor cores add FP8 products up.
+// code's value) and C (m x n) in FP32. The same product as the BF16 program, at the tensor
+// cores' FP8 rate (twice BF16's on paper) and half the bytes, and a new question: how precisely
+// the tensor cores add FP8 products up, since their accumulators keep fewer bits than FP32.
 //
 //   cublaslt    (baseline) cuBLASLt's FP8 GEMM: E4M3 in, the scales through its A and B scale
 //               pointers, FP32 accumulate and out: the target
@@ -42,8 +42,8 @@
 typedef __nv_bfloat16 bf16;      // grid.cuh's BF16 piece loader names it; this program has none
 typedef __nv_fp8_storage_t fp8;  // the 8 bits of an E4M3 value
 
-// 8192^3: 1.1 TFLOP, about a millisecond for cuBLASLt on an H100; A and B are 64 MiB each in
-// E4M3 and C 256 MiB in FP32, all past the 50 MiB L2.
+// 8192^3: 1.1 TFLOP, as in the BF16 program; A and B are 64 MiB each in E4M3 and C 256 MiB in
+// FP32, all past the 50 MiB L2 of an H100 (60 MiB on an H200).
 #define DEFAULT_M 8192
 #define DEFAULT_N 8192
 #define DEFAULT_K 8192
@@ -674,7 +674,7 @@ static int tc_self_test(void) {
                          e4m3_value(e4m3_bits(1.0f + 1.0f / 16 + 1e-3f)) == 1.125f &&
                          e4m3_value(e4m3_bits(1000.0f)) == 448.0f &&
                          e4m3_value(e4m3_bits(-1000.0f)) == -448.0f);
-    // the reference against a hand-worked example: (1, 2, 3) . (7, 9, 11) = 58
+    // the reference against a hand-worked example: (1, 2, 3) . (7, -9, 11) = 22, |products| 58
     const float a[3] = {1, 2, 3}, b[3] = {7, -9, 11};
     double scratch[4096];
     element_ref r = reference_element(a, b, 3, scratch);

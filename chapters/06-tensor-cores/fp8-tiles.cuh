@@ -42,11 +42,11 @@ __device__ inline void load_stage_fp8(fp8_ring<BM, BN, STAGES> &s, int slot,
     tma_load(s.b[slot], map_b, step * FP8_BK, (int)c0, &s.full[slot]);
 }
 
-// A warpgroup's 64 rows of A times the stage's R / 2 rows of B, 128 values of k: 4 wgmma of
-// k = 32. The descriptor is ptx.cuh's smem_desc unchanged (it counts bytes: 128-byte rows,
-// 8-row groups 1024 bytes apart), and 32 values of k are 32 bytes, 2 of its 16-byte units, as 16
-// BF16 were. `accumulate` is the first wgmma's: 0 starts the accumulators from this stage's
-// products; the other three always add.
+// A warpgroup's 64 rows of A times the stage's 2R rows of B (R accumulators a thread, 128
+// threads: 64 x 2R results), 128 values of k: 4 wgmma of k = 32. The descriptor is ptx.cuh's
+// smem_desc unchanged (it counts bytes: 128-byte rows, 8-row groups 1024 bytes apart), and 32
+// values of k are 32 bytes, 2 of its 16-byte units, as 16 BF16 were. `accumulate` is the first
+// wgmma's: 0 starts the accumulators from this stage's products; the other three always add.
 template <int R>
 __device__ inline void wgmma_stage_fp8(float (&acc)[R], const fp8 *a, const fp8 *b,
                                        int accumulate) {
@@ -59,7 +59,7 @@ __device__ inline void wgmma_stage_fp8(float (&acc)[R], const fp8 *a, const fp8 
     }
 }
 
-// A warpgroup's 64 x (R / 2) results to C, each multiplied by `scale` (s_a s_b: the per-tensor
+// A warpgroup's 64 x 2R results to C, each multiplied by `scale` (s_a s_b: the per-tensor
 // scales, applied once here instead of to every product). Thread t of the warpgroup holds, for
 // each 8 columns j, rows 16 (t / 32) + (t % 32) / 4 and 8 below it, columns 8 j + 2 (t % 4) and
 // the next: the FP32 accumulator layout of every wgmma, whatever its inputs.

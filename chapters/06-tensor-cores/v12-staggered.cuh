@@ -103,8 +103,9 @@ static void launch_staggered(tc_problem *p) {
                              p->c, p->m, p->n, p->k);
 }
 
-// The lower warpgroup starts two stages ahead. Two stages of one warpgroup's wgmma, the tensor
-// cores to itself, are about 1000 cycles, of the order of what a warpgroup's store of its tile
-// takes; a longer lag leaves the leader fewer stages of loads ahead of it (STAGES - LAG), and
-// the lag it keeps is what those loads allow. v12-lag1 and v12-lag3 (v12x-lag.cuh) try 1 and 3.
+// The lower warpgroup starts two stages ahead: two stages of one warpgroup's wgmma, with the
+// tensor cores to itself, are the time the other warpgroup's store can hide behind (the README
+// puts a number on it). A longer lag leaves the leader fewer stages of loads ahead of it
+// (STAGES - LAG), and the lag it keeps is what those loads allow. v12-lag1 and v12-lag3
+// (v12x-lag.cuh) try 1 and 3.
 static void launch_v12(void *problem) { launch_staggered<2>((tc_problem *)problem); }
