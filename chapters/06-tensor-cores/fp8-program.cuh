@@ -326,6 +326,7 @@ static void freivalds_cpu(const float *a, const float *b, const double *x, doubl
 #include "grid.cuh"
 #include "ptx.cuh"
 #include "ptx-fp8.cuh"
+#include "hopper-ring.cuh"
 #include "fp8-tiles.cuh"
 
 // The tensor maps of A (boxes of 128 x 128) and B (128 x 128 and 128 x 256), made at the first

@@ -1,7 +1,8 @@
 // ---- FP8's tiles in shared memory (the FP8 program, f0 on) --------------------------------------
 // hopper-tiles.cuh's ring of stages, copy engine and stores, for E4M3 tiles. The FP8 program
-// cannot include that file (its tensor maps are made for the BF16 problem), so the few helpers
-// it needs are here again, beside what FP8 changes: a stage is 128 values of k, not 64.
+// cannot include that file (its tensor maps are made for the BF16 problem); what does not depend
+// on the element type it takes from hopper-ring.cuh, and here is what FP8 changes: a stage is 128
+// values of k, not 64.
 
 // A row of a tile is 128 bytes, the span of the 128-byte swizzle, as in the BF16 ring: 128 E4M3
 // values of k where BF16 had 64. The same bytes a stage carry twice the k, so a stage feeds
@@ -17,19 +18,7 @@ struct fp8_ring {
     uint64_t full[STAGES], empty[STAGES];
 };
 
-// Dynamic shared memory starts on 16 bytes; the swizzled tiles need 1024: 1 KB more than the
-// ring, which starts at the first multiple of 1024.
-template <class Ring>
-constexpr size_t ring_bytes() {
-    return sizeof(Ring) + 1024;
-}
-
 #ifdef KL_SM90A
-template <class Ring>
-__device__ inline Ring &ring_at(unsigned char *raw) {
-    return *reinterpret_cast<Ring *>(raw + ((1024 - smem(raw) % 1024) % 1024));
-}
-
 // One thread fills stage `slot` with k step `step` (values 128 step .. + 127) of the tile at
 // (r0, c0): it announces the bytes on the stage's full barrier and starts the two copies. The
 // copy engine counts a whole box even where it lies past m, n or k (it writes zeros there).
@@ -76,11 +65,6 @@ __device__ void store_scaled(const float (&acc)[R], float scale, float *c, size_
     }
 }
 
-// A consumer warp says it is done with a stage: one arrival per warp, once all its lanes are.
-__device__ inline void release_stage(uint64_t *empty) {
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbar_arrive(empty);
-}
 #endif  // KL_SM90A
 
 // v9's tile order (v09-grouped.cuh's grouped_order): down bands of 16 rows of tiles, column
@@ -97,23 +81,9 @@ __device__ inline tile_origin grouped_at(size_t tile, size_t m, size_t n, int ti
 // The tensor map of an E4M3 matrix: `rows` rows of k bytes, rows ld bytes apart (ld a multiple
 // of 16, as TMA needs), copied in boxes of 128 x box_rows with the 128-byte swizzle, zeros
 // outside the matrix. The copy engine has no FP8 type: to it the values are bytes.
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
 static void make_map_fp8(CUtensorMap *map, const fp8 *x, size_t rows, size_t k, size_t ld,
                          unsigned box_rows) {
-    static encode_tiled_fn encode = NULL;  // the driver's function, found once
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found;
-        CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
-                                               cudaEnableDefault, &found));
-        if (found != cudaDriverEntryPointSuccess) {
-            fprintf(stderr, "the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)\n");
-            exit(KL_EXIT_GPU);
-        }
-    }
+    encode_tiled_fn encode = tensor_map_encoder();
     cuuint64_t dims[2] = {k, rows}, stride[1] = {ld};
     cuuint32_t box[2] = {(cuuint32_t)FP8_BK, box_rows}, step[2] = {1, 1};
     CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)x, dims, stride, box, step,
@@ -126,8 +96,3 @@ static void make_map_fp8(CUtensorMap *map, const fp8 *x, size_t rows, size_t k, 
     }
 }
 
-// Raises a kernel's dynamic shared memory limit past the default 48 KB (once is enough).
-template <class Kernel>
-static void allow_smem(Kernel kernel, size_t bytes) {
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-}

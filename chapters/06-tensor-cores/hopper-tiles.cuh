@@ -10,19 +10,7 @@ struct stage_ring {
     uint64_t full[STAGES], empty[STAGES];
 };
 
-// Dynamic shared memory starts on 16 bytes; the swizzled tiles need 1024. We ask for 1 KB more
-// than the ring and start it at the first multiple of 1024.
-template <class Ring>
-constexpr size_t ring_bytes() {
-    return sizeof(Ring) + 1024;
-}
-
 #ifdef KL_SM90A
-template <class Ring>
-__device__ inline Ring &ring_at(unsigned char *raw) {
-    return *reinterpret_cast<Ring *>(raw + ((1024 - smem(raw) % 1024) % 1024));
-}
-
 // One thread fills stage `slot` with k step `step` of the tile at (r0, c0): it announces the
 // bytes on the stage's full barrier and starts the two copies, which complete on it.
 template <int BM, int BN, int BK, int STAGES>
@@ -60,36 +48,11 @@ __device__ void store_warpgroup(const float (&acc)[R], float *c, size_t r0, size
         store_pair(c, row + 8, col, m, n, acc[4 * j + 2], acc[4 * j + 3]);
     }
 }
-
-// A consumer warp says it is done with a stage: one arrival per warp, once all its lanes are.
-__device__ inline void release_stage(uint64_t *empty) {
-    __syncwarp();
-    if (threadIdx.x % 32 == 0) mbar_arrive(empty);
-}
 #endif  // KL_SM90A
 
 // The tensor maps of A and B: what TMA needs to know of a matrix (its address, k columns and
 // `rows` rows, rows ld elements apart) and of the box it copies (box_k columns, box_rows rows,
 // 128-byte swizzle, zeros outside the matrix). Made on the host, passed by value to the kernel.
-typedef CUresult (*encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
-                                    const cuuint64_t *, const cuuint64_t *, const cuuint32_t *,
-                                    const cuuint32_t *, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                    CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-static encode_tiled_fn tensor_map_encoder(void) {
-    static encode_tiled_fn encode = NULL;  // the driver's function, found once
-    if (!encode) {
-        cudaDriverEntryPointQueryResult found;
-        CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", (void **)&encode, 12000,
-                                               cudaEnableDefault, &found));
-        if (found != cudaDriverEntryPointSuccess) {
-            fprintf(stderr, "the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)\n");
-            exit(KL_EXIT_GPU);
-        }
-    }
-    return encode;
-}
-
 static void make_map(CUtensorMap *map, const bf16 *x, size_t rows, size_t k, size_t ld,
                      unsigned box_k, unsigned box_rows) {
     encode_tiled_fn encode = tensor_map_encoder();
@@ -115,8 +78,3 @@ static void make_maps(tc_problem *p, unsigned bm, unsigned bk) {
     p->maps_made = true;
 }
 
-// Raises a kernel's dynamic shared memory limit past the default 48 KB (once is enough).
-template <class Kernel>
-static void allow_smem(Kernel kernel, size_t bytes) {
-    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-}

@@ -242,6 +242,7 @@ static void launch_peak(void *problem) {
 #include "v02x-staged.cuh"
 #include "v03-swizzled.cuh"
 #include "v04-pipelined.cuh"
+#include "hopper-ring.cuh"
 #include "hopper-tiles.cuh"
 #include "v04a-tma.cuh"
 #include "v04b-deeper.cuh"
