@@ -353,7 +353,8 @@ def render_summary(gpu):
             lines.append(f"| {link} | {lesson(d)} | - | ceilings | {'; '.join(parts)} | - |")
             continue
         rate = rate_column(rows, chapter)
-        ours = [r for r in rows if r["version"].startswith("v")] or rows
+        # the main ladder's rows (v9, v9a), not the experiments beside them (v12-lag1)
+        ours = [r for r in rows if re.fullmatch(r"v[0-9]+[a-w]?", r["version"])] or rows
         if not rate or not ours:
             lines.append(f"| {link} | {lesson(d)} | - | - | - | - |")
             continue
