@@ -127,6 +127,8 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
     void *workspace;
     size_t workspace_bytes;
+    void *lt_c;                  // C when described as BF16: never read (beta = 0), but it may not
+                                 // share D's memory, since C == D needs the same description
     char lt_why[400];            // why cublaslt cannot run here ("" when it can)
 } fp8_problem;
 
@@ -362,6 +364,9 @@ static void keep_lt_error(int level, const char *function, const char *message) 
     if (level == 1) snprintf(lt_error, sizeof lt_error, "%s: %s", function, message);
 }
 
+// C's memory: D's own where C is described as D is (FP32), else its own BF16 buffer
+static const void *lt_c(const fp8_problem *p) { return p->lt_c ? p->lt_c : (const void *)p->c; }
+
 static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtCreate(&p->lt));
     CHECK_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -395,8 +400,10 @@ static void setup_cublaslt(fp8_problem *p) {
         CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_16BF, p->n, p->m, (int64_t)p->n));
         s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c, p->lay_d,
                                            pref, 1, &found, &count);
-        if (s == CUBLAS_STATUS_SUCCESS && count > 0)
-            printf("cublaslt: C described as BF16 (beta = 0), D in FP32\n");
+        if (s == CUBLAS_STATUS_SUCCESS && count > 0) {
+            printf("cublaslt: C described as BF16 (beta = 0, its own memory), D in FP32\n");
+            p->lt_c = gpu_alloc(size_mul(size_mul(p->m, p->n), 2), "cuBLASLt's C (BF16)");
+        }
     }
     CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(pref));
     if (s != CUBLAS_STATUS_SUCCESS || count == 0)
@@ -415,7 +422,7 @@ static void setup_cublaslt(fp8_problem *p) {
         bool listen = !getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK");
         if (listen) CHECK_CUBLAS(cublasLtLoggerSetCallback(keep_lt_error)),
                     CHECK_CUBLAS(cublasLtLoggerSetMask(1));
-        s = cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
+        s = cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, lt_c(p),
                            p->lay_c, p->c, p->lay_d, &p->algo, p->workspace, p->workspace_bytes, 0);
         if (listen) CHECK_CUBLAS(cublasLtLoggerSetMask(0)),
                     CHECK_CUBLAS(cublasLtLoggerSetCallback(NULL));
@@ -430,7 +437,7 @@ static void setup_cublaslt(fp8_problem *p) {
 static void launch_cublaslt(void *problem) {
     fp8_problem *p = (fp8_problem *)problem;
     const float one = 1.0f, zero = 0.0f;
-    CHECK_CUBLAS(cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
+    CHECK_CUBLAS(cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, lt_c(p),
                                 p->lay_c, p->c, p->lay_d, &p->algo, p->workspace,
                                 p->workspace_bytes, 0));
 }
@@ -895,6 +902,7 @@ int main(int argc, char **argv) {
         CHECK_CUBLAS(cublasLtMatmulDescDestroy(p.op));
         CHECK_CUBLAS(cublasLtDestroy(p.lt));
         CHECK(cudaFree(p.workspace));
+        if (p.lt_c) CHECK(cudaFree(p.lt_c));
     }
     CHECK(cudaFree((void *)p.a));
     CHECK(cudaFree((void *)p.b));
