@@ -21,16 +21,16 @@
 //    ended. So every load of call e happens before any store of call e + 2: two buffers are
 //    enough, never a third.
 //  - The input: no other GPU reads it, so the caller may change it once our kernel has ended.
-//  - Our own part: each thread adds exactly the float4s it copied (copy_range and sum_range give
-//    float4 j to thread j mod threads, and float 4 * (n / 4) + t of the tail to thread t, on
-//    every GPU, the same grid), so it reads its own stores.
+//  - Our own part: each thread adds exactly the floats it copied (copy_range and sum_range give
+//    float4 j to thread j mod threads, on every GPU, the same grid), so it reads its own stores.
 // What the argument assumes: calls are counted block by block, so block b must stage and load
-// the same floats at every call. Calls of one size do (the same grid), and this program never
-// changes the size, or mixes v6a's grid with v6b's, without synchronizing every GPU first. A
-// caller that mixes sizes on one stream breaks it at the tail: v6a's grids give float4 j to
-// block (j mod 16384) / 512 at every size, but the last 0-3 floats go to block 0, and in a larger
-// call the block that owns their float4 stages them before its meeting, while block 0 of another
-// GPU may still be loading them for the call before (README, "v6a staged").
+// the same floats at every call, whatever its size. v6a's grid has a thread for every float4,
+// the last one counted even when n is not a multiple of 4, up to 32 blocks: so float4 j goes to
+// block (j mod 16384) / 512 at every size. The last 0-3 floats follow their float4, n / 4: the
+// thread that would own it stages and adds them, here rather than in copy_range's and sum_range's
+// tails (which give them to threads 0-2, in block 0 at every size). v6b's grids give float4 j to
+// block (j mod 512 B) / 512 for its B blocks, and B grows with n from 32 KiB to 1 MiB: its
+// calls keep the argument among calls of the same B (README, "v6a staged").
 // Every wait is still v4's: a failed meeting ends the block, and the check reports it.
 typedef struct {
     meet_args m;                   // x, out, the meeting's flags, the count, the failure record
@@ -45,20 +45,31 @@ allreduce_v6a_staged(const __grid_constant__ staged_args a, int me, int gpus, si
     // the whole buffer, shared by every thread of the grid, as in v6
     size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t threads = (size_t)gridDim.x * blockDim.x;
-    copy_range(a.stage[parity][me], a.m.x[me], n, thread, threads);  // our input, staged
+    size_t whole = n / 4 * 4;  // the floats of whole float4s; the last n - whole (0-3) below
+    bool tail = thread == n / 4 % threads;  // we own float4 n / 4, the last floats' (above)
+    copy_range(a.stage[parity][me], a.m.x[me], whole, thread, threads);  // our input, staged
+    if (tail)
+        for (size_t k = whole; k < n; k++) a.stage[parity][me][k] = __ldcg(&a.m.x[me][k]);
     // one meeting: every GPU's block b has staged its part of the input
     if (!meet(a.m, me, gpus, MEET_START, e)) return;
-    sum_range(a.m.out[me], a.stage[parity], gpus, 0, n, thread, threads);
+    sum_range(a.m.out[me], a.stage[parity], gpus, 0, whole, thread, threads);
+    if (tail)
+        for (size_t k = whole; k < n; k++) {  // sum_range's order: 0 + GPU 0 + GPU 1 + ...
+            float s = 0.0f;
+            for (int h = 0; h < gpus; h++) s += __ldcg(&a.stage[parity][h][k]);
+            a.m.out[me][k] = s;
+        }
 }
 
 static void launch_v6a(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
-    // v6's grid: BLOCKS of THREADS at most, one float4 a thread before that
+    // v6's grid: BLOCKS of THREADS at most, one float4 a thread before that, the last 0-3
+    // floats counted as a float4 (their thread must be in the grid: the argument above)
     constexpr int THREADS = 512;
     constexpr unsigned BLOCKS = 32;
     static_assert(BLOCKS <= MEET_BLOCKS && MAX_GPUS <= THREADS, "a flag a block; a thread a GPU");
     int G = p->gpus;
-    size_t want = (p->n / 4 + THREADS - 1) / THREADS;  // the same grid on every GPU
+    size_t want = ((p->n + 3) / 4 + THREADS - 1) / THREADS;  // the same grid on every GPU
     unsigned blocks = want < 1 ? 1 : want < BLOCKS ? (unsigned)want : BLOCKS;
     staged_args a;
     for (int g = 0; g < G; g++) {

@@ -6,9 +6,11 @@
 // = 4 float4s a thread in flight, so v6b gives each thread those four before it adds a block:
 // one block at 4 KiB and 16 KiB a GPU, two at 64 KiB, eight at 256 KiB (v6a: one, two, eight,
 // 32), the same 32 from 1 MiB up. Bytes in flight a GPU are the same on paper; only the meetings
-// shrink. No kernel of its own: the step is the grid. That grid hands the float4s to blocks
-// otherwise than v6a's, so v6a's argument for its staging holds only while calls of v6a and v6b
-// do not follow each other on a stream with nothing from the host in between (they never do here).
+// shrink. No kernel of its own: the step is the grid. That grid hands float4 j (and the last
+// 0-3 floats, with float4 n / 4) to block (j mod 512 B) / 512 of its B blocks, and B grows with
+// n from 32 KiB to 1 MiB: v6a's argument for its staging holds among v6b's calls of one B, not
+// where calls of other B, or of v6a, follow them on a stream with nothing from the host in
+// between (they never do here: v06a-staged.cuh, README).
 
 static void launch_v6b(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
@@ -18,7 +20,7 @@ static void launch_v6b(void *problem) {
     constexpr size_t PER_THREAD = 4;
     static_assert(BLOCKS <= MEET_BLOCKS && MAX_GPUS <= THREADS, "a flag a block; a thread a GPU");
     int G = p->gpus;
-    size_t want = (p->n / 4 + THREADS * PER_THREAD - 1) / (THREADS * PER_THREAD);  // every GPU's
+    size_t want = ((p->n + 3) / 4 + THREADS * PER_THREAD - 1) / (THREADS * PER_THREAD);  // as v6a
     unsigned blocks = want < 1 ? 1 : want < BLOCKS ? (unsigned)want : BLOCKS;
     staged_args a;
     for (int g = 0; g < G; g++) {
