@@ -25,6 +25,9 @@
 //   v6a staged     v6 with one meeting a call, not two: each GPU copies its input into one of
 //                  two staging buffers (by the call's parity), meets, then loads and adds those
 //   v6b fewblocks  v6a's kernel on fewer blocks from 16 KiB to 256 KiB: fewer pairs that meet
+//   v6c ll         no meeting: each GPU stores its input, each float beside the call's number in
+//                  one 8-byte word, into a buffer on every other GPU, and waits on its own memory
+//                  until every word carries the number (NCCL's LL); up to 1 MiB a GPU
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
 //   v8 auto        picks v6a, v6, v7 or v5 by the size of the call and the GPU count (its rule
 //                  printed): on two GPUs always a one-shot
@@ -76,6 +79,11 @@
 // block and each peer, in the memory of every GPU.
 #define MEET_BLOCKS 64
 #define MEET_WORDS (3 * MEET_BLOCKS * MAX_GPUS)
+// v6c's largest buffer: 2^18 floats, 1 MiB a GPU. It sends 8 bytes for every 4 of data, so
+// each GPU sends 4n bytes more to every peer than v6a loads, and at 1 MiB those take the links
+// about as long as the meeting that v6c saves (README, "v6c ll"): above it v6c cannot win, and
+// it is skipped. Its receive buffers, 2 (G - 1) x 8n bytes a GPU, exist only up to it.
+#define LL_MAX_N 262144
 
 // --input: what the floats are.
 //   random  uniform in [-1, 1): GPU 0 takes the generator's first n values, GPU 1 the next n...
@@ -112,6 +120,9 @@ typedef struct {
     unsigned long long *meet_flags[MAX_GPUS];    // v6 on: MEET_WORDS each (meet.cuh)
     unsigned long long *meet_count[MAX_GPUS];    // v6 on: each block's calls, MEET_BLOCKS each
     float *stage[MAX_GPUS][2];   // v6a on: two staging buffers of n floats a GPU, [GPU][parity]
+    unsigned long long *ll_recv[MAX_GPUS];   // v6c: 2 x (G - 1) x ll_stride words a GPU, or NULL
+    size_t ll_stride;                        // (n > LL_MAX_N): [parity][slot][word]
+    unsigned long long *ll_count[MAX_GPUS];  // v6c: each block's calls, MEET_BLOCKS each
     unsigned long long *failure[MAX_GPUS];       // 4 words: a wait that timed out says so here
     cudaStream_t stream[MAX_GPUS][STREAMS];
     cudaEvent_t go;                                // recorded on GPU 0 when a launch begins
@@ -280,6 +291,7 @@ static void launch_nccl(void *problem) {
 #include "v06-oneshot.cuh"
 #include "v06a-staged.cuh"
 #include "v06b-fewblocks.cuh"
+#include "v06c-ll.cuh"
 #include "v07-twoshot.cuh"
 #include "v08-auto.cuh"
 
@@ -298,6 +310,7 @@ static const version versions[] = {
     {"v6", "oneshot", launch_v6, NEEDS_ALL_PEERS | CAPTURES},
     {"v6a", "staged", launch_v6a, NEEDS_ALL_PEERS | CAPTURES},
     {"v6b", "fewblocks", launch_v6b, NEEDS_ALL_PEERS | CAPTURES},
+    {"v6c", "ll", launch_v6c, NEEDS_ALL_PEERS | CAPTURES},  // (up to LL_MAX_N: see below)
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
     {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
 };
@@ -341,6 +354,10 @@ static void allreduce_check(void *problem, const version *v, check_result *r) {
         gpu_poison(p->out[g], bytes);
         gpu_poison(p->scratch[g], p->scratch_count * sizeof(float));
         gpu_poison(p->stage[g][0], 2 * (p->stage[g][1] - p->stage[g][0]) * sizeof(float));
+        // v6c's words: NaN with the flag 2^32 - 1, which no call of a run carries, so a wait
+        // that let a word through early would add NaN
+        if (p->ll_recv[g])
+            gpu_poison(p->ll_recv[g], 2 * (p->gpus - 1) * p->ll_stride * sizeof(unsigned long long));
         // the poison runs on GPU g's default stream, which the versions' streams do not wait
         // for: it must be done before the next launch begins
         CHECK(cudaDeviceSynchronize());
@@ -382,6 +399,7 @@ static const char *no_graph_why(const allreduce_problem *p, const version *v) {
 
 static const char *allreduce_skip(void *problem, const version *v) {
     allreduce_problem *p = (allreduce_problem *)problem;
+    if (v->launch == launch_v6c && p->n > LL_MAX_N) return ll_large_why;
     return no_graph_why(p, v);
 }
 
@@ -552,6 +570,7 @@ static int allreduce_self_test(void) {
     printf("%s ring_segment: on 2 to %d GPUs each step reads what the left neighbour wrote the "
            "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
     failed += !ok;
+    failed += v6c_self_test();  // what launch_v6c's kernel computes (a kit without v6c leaves this out)
     failed += v8_self_test();  // the rule launch_v8 follows (a kit without v8 leaves this out)
     // the tolerance and the bus bandwidth
     ok = allreduce_tolerance(2, 6.0, 1) == 0.0 &&
@@ -620,6 +639,8 @@ static void allocate(allreduce_problem *p) {
     p->slot = (shard(p->n, G, G - 1).count + ALIGN - 1) / ALIGN * ALIGN;  // the largest shard
     p->scratch_count = p->n > (G - 1) * p->slot ? p->n : (G - 1) * p->slot;
     size_t stage_stride = (p->n + ALIGN - 1) / ALIGN * ALIGN;  // floats a staging buffer
+    p->ll_stride = p->n <= LL_MAX_N ? stage_stride : 0;  // v6c's words a slot
+    size_t ll_words = 2 * (size_t)(G - 1) * p->ll_stride;  // v6c's receive buffers a GPU
     int devs[MAX_GPUS];
     for (int g = 0; g < G; g++) devs[g] = g;
     CHECK_NCCL(ncclCommInitAll(p->comm, G, devs));
@@ -627,9 +648,11 @@ static void allocate(allreduce_problem *p) {
         CHECK(cudaSetDevice(g));
         size_t need = 2 * bytes + size_mul(p->scratch_count, sizeof(float)) +
                       size_mul(2 * stage_stride, sizeof(float)) +
+                      ll_words * sizeof(unsigned long long) +
                       (g == 0 ? size_mul((size_t)G, bytes) : 0);
-        gpu_require(need, g == 0 ? "GPU 0's input, result, scratch, staging and every GPU's result"
-                                 : "each GPU's input, result, scratch and staging");
+        gpu_require(need, g == 0 ? "GPU 0's input, result, scratch, staging, receive buffers and "
+                                   "every GPU's result"
+                                 : "each GPU's input, result, scratch, staging and receive buffers");
         p->x[g] = (float *)gpu_alloc(bytes, "an input");
         p->out[g] = (float *)gpu_alloc(bytes, "a result");
         p->scratch[g] = (float *)gpu_alloc(p->scratch_count * sizeof(float), "a scratch buffer");
@@ -647,6 +670,16 @@ static void allocate(allreduce_problem *p) {
         p->meet_count[g] = (unsigned long long *)gpu_alloc(MEET_BLOCKS * sizeof(unsigned long long),
                                                            "call counts");
         CHECK(cudaMemset(p->meet_count[g], 0, MEET_BLOCKS * sizeof(unsigned long long)));
+        // v6c's receive buffers (flags 0: below every call's number) and counts
+        p->ll_recv[g] = NULL;
+        if (ll_words > 0) {
+            p->ll_recv[g] = (unsigned long long *)gpu_alloc(ll_words * sizeof(unsigned long long),
+                                                            "receive buffers");
+            CHECK(cudaMemset(p->ll_recv[g], 0, ll_words * sizeof(unsigned long long)));
+        }
+        p->ll_count[g] = (unsigned long long *)gpu_alloc(MEET_BLOCKS * sizeof(unsigned long long),
+                                                         "call counts");
+        CHECK(cudaMemset(p->ll_count[g], 0, MEET_BLOCKS * sizeof(unsigned long long)));
         gpu_poison(p->out[g], bytes);
         gpu_poison(p->scratch[g], p->scratch_count * sizeof(float));
         for (int s = 0; s < STREAMS; s++) {
@@ -699,6 +732,8 @@ static void release(allreduce_problem *p) {
         CHECK(cudaFree(p->failure[g]));
         CHECK(cudaFree(p->meet_flags[g]));
         CHECK(cudaFree(p->meet_count[g]));
+        CHECK(cudaFree(p->ll_recv[g]));  // NULL above LL_MAX_N: nothing to free
+        CHECK(cudaFree(p->ll_count[g]));
         for (int s = 0; s < STREAMS; s++) {
             CHECK(cudaStreamDestroy(p->stream[g][s]));
             CHECK(cudaEventDestroy(p->done[g][s]));
