@@ -31,6 +31,9 @@
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
 //   v8 auto        picks v6a, v6, v7 or v5 by the size of the call and the GPU count (its rule
 //                  printed): on two GPUs always a one-shot
+//   v4-rotated     experiment: v4 with every GPU visiting its peers from the next GPU on
+//   v5-push        experiment: v5 storing each step into the right neighbour's memory
+//   v7-rotated     experiment: v7 gathering from the next GPU on, as v4-rotated
 //
 // Build and run:   make build/allreduce && build/allreduce       (n = 2^28 floats, 1 GiB a GPU)
 //                  build/allreduce -n 1000003 -v v3,v5 --reps 50
@@ -285,7 +288,9 @@ static void launch_nccl(void *problem) {
 #include "v03a-loads.cuh"
 #include "v04-direct.cuh"
 #include "v04a-fused.cuh"
+#include "v04x-rotated.cuh"
 #include "v05-ring.cuh"
+#include "v05x-push.cuh"
 #include "meet.cuh"
 #include "peer-sum.cuh"
 #include "v06-oneshot.cuh"
@@ -293,6 +298,7 @@ static void launch_nccl(void *problem) {
 #include "v06b-fewblocks.cuh"
 #include "v06c-ll.cuh"
 #include "v07-twoshot.cuh"
+#include "v07x-rotated.cuh"
 #include "v08-auto.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
@@ -313,6 +319,10 @@ static const version versions[] = {
     {"v6c", "ll", launch_v6c, NEEDS_ALL_PEERS | CAPTURES},  // (up to LL_MAX_N: see below)
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
     {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
+    // experiments, each on the version it varies
+    {"v4-rotated", "rotated", launch_v4_rotated, NEEDS_ALL_PEERS | HOST_COUNTS},
+    {"v5-push", "push", launch_v5_push, NEEDS_RING_PEERS | HOST_COUNTS},
+    {"v7-rotated", "rotated", launch_v7_rotated, NEEDS_ALL_PEERS | CAPTURES},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 

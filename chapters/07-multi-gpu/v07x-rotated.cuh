@@ -1,0 +1,44 @@
+// ---- v7-rotated (v7 gathering from the next GPU on, as v4-rotated), an experiment ----------
+// v7's gather loads slice b of GPU 0's shard first on every GPU, as v4's does: on four GPUs
+// three blocks load from GPU 0's links while GPU 3's carry none. v7-rotated starts each GPU's
+// gather at the next GPU (v4-rotated's order). Everything else is v7's.
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
+allreduce_v7_rotated(const __grid_constant__ meet_args a, int me, int gpus, size_t n) {
+    unsigned long long e = begin_call(a.count);
+    if (!meet(a, me, gpus, MEET_START, e)) return;
+    // reduce-scatter: slice b of our shard, shared by the block's threads
+    span k = chunk_of(n, gpus, me, blockIdx.x, gridDim.x, 0, 1);
+    sum_range(a.out[me], a.x, gpus, k.lo, k.count, threadIdx.x, blockDim.x);
+    if (!meet(a, me, gpus, MEET_MIDDLE, e)) return;
+    // all-gather: slice b of every other GPU's shard, which block b of that GPU summed
+    for (int r = 1; r < gpus; r++) {
+        int h = (me + r) % gpus;  // the next GPU first
+        span theirs = chunk_of(n, gpus, h, blockIdx.x, gridDim.x, 0, 1);
+        copy_range(a.out[me] + theirs.lo, a.out[h] + theirs.lo, theirs.count, threadIdx.x,
+                   blockDim.x);
+    }
+    meet(a, me, gpus, MEET_END, e);
+}
+
+static void launch_v7_rotated(void *problem) {
+    allreduce_problem *p = (allreduce_problem *)problem;
+    // BLOCKS of THREADS at most, one float4 of our shard a thread before that: as v6.
+    constexpr int THREADS = 512;
+    constexpr unsigned BLOCKS = 32;
+    static_assert(BLOCKS <= MEET_BLOCKS && MAX_GPUS <= THREADS, "a flag a block; a thread a GPU");
+    int G = p->gpus;
+    size_t want = (p->n / 4 / G + THREADS - 1) / THREADS;  // the same grid on every GPU
+    unsigned blocks = want < 1 ? 1 : want < BLOCKS ? (unsigned)want : BLOCKS;
+    meet_args a;
+    for (int g = 0; g < G; g++)
+        a.x[g] = p->x[g], a.out[g] = p->out[g], a.flags[g] = p->meet_flags[g];
+    fork_unless_batched(p);
+    for (int g = 0; g < G; g++) {
+        a.count = p->meet_count[g], a.failure = p->failure[g];
+        CHECK(cudaSetDevice(g));
+        allreduce_v7_rotated<THREADS><<<blocks, THREADS, 0, p->stream[g][0]>>>(a, g, G, p->n);
+        CHECK_LAUNCH();
+    }
+    join_unless_batched(p);
+}
