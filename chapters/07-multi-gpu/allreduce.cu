@@ -19,6 +19,8 @@
 //                  of every other GPU (a flag a block and a peer), then gathers slice b of theirs
 //   v5 ring        one kernel a GPU: channels (blocks) each run a ring over every GPU, step by
 //                  step, chunk by chunk, each step waiting only for the left neighbour's flag
+//   v5a push       v5 with each step stored into the right neighbour's memory instead of loaded
+//                  from the left's: a store goes out and is done, a load waits for its data
 //   v6 oneshot     for small buffers: one kernel a GPU whose blocks meet the other GPUs' blocks
 //                  (flags counted by the kernel: no host work between calls) and then load and
 //                  add every GPU's whole input, one step
@@ -29,11 +31,12 @@
 //                  one 8-byte word, into a buffer on every other GPU, and waits on its own memory
 //                  until every word carries the number (NCCL's LL); up to 1 MiB a GPU
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
+//   v7a rotated    v7 with each GPU gathering from the next GPU on, so that no GPU is loaded by
+//                  every other at once
 //   v8 auto        picks v6a, v6, v7 or v5 by the size of the call and the GPU count (its rule
 //                  printed): on two GPUs always a one-shot
-//   v4-rotated     experiment: v4 with every GPU visiting its peers from the next GPU on
-//   v5-push        experiment: v5 storing each step into the right neighbour's memory
-//   v7-rotated     experiment: v7 gathering from the next GPU on, as v4-rotated
+//   v4-rotated     experiment: v4 with every GPU visiting its peers from the next GPU on (v7a's
+//                  idea, on v4's kernels)
 //
 // Build and run:   make build/allreduce && build/allreduce       (n = 2^28 floats, 1 GiB a GPU)
 //                  build/allreduce -n 1000003 -v v3,v5 --reps 50
@@ -290,7 +293,7 @@ static void launch_nccl(void *problem) {
 #include "v04a-fused.cuh"
 #include "v04x-rotated.cuh"
 #include "v05-ring.cuh"
-#include "v05x-push.cuh"
+#include "v05a-push.cuh"
 #include "meet.cuh"
 #include "peer-sum.cuh"
 #include "v06-oneshot.cuh"
@@ -298,7 +301,7 @@ static void launch_nccl(void *problem) {
 #include "v06b-fewblocks.cuh"
 #include "v06c-ll.cuh"
 #include "v07-twoshot.cuh"
-#include "v07x-rotated.cuh"
+#include "v07a-rotated.cuh"
 #include "v08-auto.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
@@ -313,16 +316,16 @@ static const version versions[] = {
     {"v4", "direct", launch_v4, NEEDS_ALL_PEERS | HOST_COUNTS},
     {"v4a", "fused", launch_v4a, NEEDS_ALL_PEERS | HOST_COUNTS},
     {"v5", "ring", launch_v5, NEEDS_RING_PEERS | HOST_COUNTS},
+    {"v5a", "push", launch_v5a, NEEDS_RING_PEERS | HOST_COUNTS},
     {"v6", "oneshot", launch_v6, NEEDS_ALL_PEERS | CAPTURES},
     {"v6a", "staged", launch_v6a, NEEDS_ALL_PEERS | CAPTURES},
     {"v6b", "fewblocks", launch_v6b, NEEDS_ALL_PEERS | CAPTURES},
     {"v6c", "ll", launch_v6c, NEEDS_ALL_PEERS | CAPTURES},  // (up to LL_MAX_N: see below)
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
+    {"v7a", "rotated", launch_v7a, NEEDS_ALL_PEERS | CAPTURES},
     {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
     // experiments, each on the version it varies
     {"v4-rotated", "rotated", launch_v4_rotated, NEEDS_ALL_PEERS | HOST_COUNTS},
-    {"v5-push", "push", launch_v5_push, NEEDS_RING_PEERS | HOST_COUNTS},
-    {"v7-rotated", "rotated", launch_v7_rotated, NEEDS_ALL_PEERS | CAPTURES},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 

@@ -1,35 +1,40 @@
 // ---- v8 auto ------------------------------------------------------------------------------------
-// No one version is best at every size: the one-shots (v6, v6a) have the fewest fixed costs and,
-// on more than two GPUs, the most traffic; v7 fewer bytes and more meetings; v5 pipelines large
-// buffers through its ring. v8 picks one by the size of the call and the number of GPUs, as a
-// library's tuner does, with the rule below (the program prints it).
-enum { PICK_STAGED, PICK_ONESHOT, PICK_TWOSHOT, PICK_RING };
+// No one version is best at every size: v6c has no meeting and sends twice the bytes; the
+// one-shots (v6, v6a) have few fixed costs and, on more than two GPUs, the most traffic; v7a
+// fewer bytes and more meetings; v5a pipelines large buffers through its ring. v8 picks one by
+// the size of the call and the number of GPUs, as a library's tuner does, with the rule below
+// (the program prints it).
+enum { PICK_LL, PICK_STAGED, PICK_ONESHOT, PICK_TWOSHOT, PICK_RING };
 
 // The rule, from what each version costs. A meeting is a flag's round trip over NVLink, a few
-// microseconds; a GPU loads (G - 1) x 4n bytes in a one-shot, 2(G - 1)/G x 4n in the others.
-//   Which one-shot: v6a (one meeting, and a copy of 4n bytes into staging) while 4n <=
+// microseconds; a GPU loads (G - 1) x 4n bytes in a one-shot, 2(G - 1)/G x 4n in the others,
+// and v6c stores (G - 1) x 8n (a flag beside every float).
+//   v6c while (G - 1) x 8n <= LL_SENDS (512 KiB): 256 KiB buffers on two GPUs, 85 KiB on four.
+//            Measured on two and four H200s, in batches and in graphs: v6c led v6a up to 256 KiB
+//            on two GPUs and lost at 1 MiB; on four it led up to 64 KiB and lost at 256 KiB.
+//   Then which one-shot: v6a (one meeting, and a copy of 4n bytes into staging) while 4n <=
 //            STAGED_BYTES (4 MiB), v6 (two meetings, no copy) above. Measured on two H100s in
 //            batches, v6a led v6 from 4 KiB to 4 MiB and v6 led from 16 MiB: there the copy
 //            costs more than the meeting it saves. v6b (v6a on fewer blocks) was never ahead of
 //            v6a, so v8 does not use it.
 //   On two GPUs, a one-shot at every size: it loads 4n bytes a GPU, exactly what two-shot and
 //            the ring load there (2(G - 1)/G = 1), with fewer meetings than either (v7: three,
-//            v5: a flag a step and a chunk). The two-GPU run in batches agrees: v6 was ahead of
+//            v5: a flag a step and a chunk). The two-GPU runs in batches agree: v6 was ahead of
 //            v7 and of v5 at every size from 4 KiB to 1 GiB (README).
 //   On more GPUs, where a one-shot loads G/2 times the bytes of the others:
-//            one-shot while each GPU loads no more than ONESHOT_LOADS: (G - 1) x 4n <= 512 KiB
-//            (170 KiB a buffer on four GPUs), a microsecond or two on the links, no more than the
-//            meeting v7 adds;
-//            two-shot while 4n <= TWOSHOT_BYTES (8 MiB): below it a call is too short for the
-//            ring's pipeline to fill (its chunks are 1 MiB a channel);
-//            the ring above.
-// STAGED_BYTES is measured on two GPUs (between 4 and 16 MiB); the limits for more than two GPUs
-// are estimates from that reasoning, not measurements: no run of v6-v8 on four GPUs yet.
+//            one-shot while each GPU loads no more than ONESHOT_LOADS: (G - 1) x 4n <= 1 MiB
+//            (341 KiB a buffer on four GPUs). On four H200s in batches v6a led v7 by half at
+//            256 KiB (768 KiB loaded);
+//            two-shot (v7a) while 4n <= TWOSHOT_BYTES (8 MiB): below it a call is too short for
+//            the ring's pipeline to fill (its chunks are 1 MiB a channel);
+//            the ring (v5a) above: on four H200s it was ahead of v7a from 16 MiB to 1 GiB.
 static int v8_pick(size_t n, int gpus) {
+    constexpr size_t LL_SENDS = (size_t)512 << 10;
     constexpr size_t STAGED_BYTES = (size_t)4 << 20;
-    constexpr size_t ONESHOT_LOADS = (size_t)512 << 10;
+    constexpr size_t ONESHOT_LOADS = (size_t)1 << 20;
     constexpr size_t TWOSHOT_BYTES = (size_t)8 << 20;
     size_t bytes = n * sizeof(float);
+    if ((size_t)(gpus - 1) * 2 * bytes <= LL_SENDS) return PICK_LL;
     int oneshot = bytes <= STAGED_BYTES ? PICK_STAGED : PICK_ONESHOT;
     if (gpus == 2 || (size_t)(gpus - 1) * bytes <= ONESHOT_LOADS) return oneshot;
     if (bytes <= TWOSHOT_BYTES) return PICK_TWOSHOT;
@@ -37,26 +42,31 @@ static int v8_pick(size_t n, int gpus) {
 }
 
 // Why --graph skips v8 at the sizes where it picks the ring (never on two GPUs).
-static const char *const v8_ring_why = "at this size it picks v5, which cannot be captured";
+static const char *const v8_ring_why = "at this size it picks v5a, which cannot be captured";
 
 // The rule, with the pick for this size: printed before v8's first call of the run.
 static void print_v8_rule(int pick) {
-    static const char *const picks[] = {"v6a staged", "v6 oneshot", "v7 twoshot", "v5 ring"};
-    printf("    v8: a one-shot, v6a while 4n <= 4 MiB and v6 above, at every size on 2 GPUs and "
-           "while (G - 1) x 4n <= 512 KiB on more; there two-shot while 4n <= 8 MiB, the ring "
-           "above: here %s\n", picks[pick]);
+    static const char *const picks[] = {"v6c ll", "v6a staged", "v6 oneshot", "v7a rotated",
+                                        "v5a push"};
+    printf("    v8: v6c while (G - 1) x 8n <= 512 KiB; then a one-shot, v6a while 4n <= 4 MiB and "
+           "v6 above, at every size on 2 GPUs and while (G - 1) x 4n <= 1 MiB on more; there "
+           "two-shot (v7a) while 4n <= 8 MiB, the ring (v5a) above: here %s\n", picks[pick]);
 }
 
 // The self-test of the rule at its edges: the number of failures (0 or 1).
 static int v8_self_test(void) {
-    bool ok = v8_pick(1, 2) == PICK_STAGED && v8_pick(1048576, 2) == PICK_STAGED &&
+    bool ok = v8_pick(1, 2) == PICK_LL && v8_pick(65536, 2) == PICK_LL &&
+              v8_pick(65537, 2) == PICK_STAGED && v8_pick(1048576, 2) == PICK_STAGED &&
               v8_pick(1048577, 2) == PICK_ONESHOT && v8_pick(268435456, 2) == PICK_ONESHOT &&
-              v8_pick(2147483647, 2) == PICK_ONESHOT && v8_pick(43690, 4) == PICK_STAGED &&
-              v8_pick(43691, 4) == PICK_TWOSHOT && v8_pick(2097152, 4) == PICK_TWOSHOT &&
-              v8_pick(2097153, 4) == PICK_RING && v8_pick(65536, 3) == PICK_STAGED &&
-              v8_pick(65537, 3) == PICK_TWOSHOT && v8_pick(1, 8) == PICK_STAGED;
-    printf("%s v8_pick: on 2 GPUs a one-shot at every n (v6a up to 1 Mi floats, v6 above); on "
-           "4, v6a up to 43,690 floats, two-shot up to 2 Mi floats, the ring above\n",
+              v8_pick(2147483647, 2) == PICK_ONESHOT && v8_pick(21845, 4) == PICK_LL &&
+              v8_pick(21846, 4) == PICK_STAGED && v8_pick(87381, 4) == PICK_STAGED &&
+              v8_pick(87382, 4) == PICK_TWOSHOT && v8_pick(2097152, 4) == PICK_TWOSHOT &&
+              v8_pick(2097153, 4) == PICK_RING && v8_pick(131072, 3) == PICK_STAGED &&
+              v8_pick(131073, 3) == PICK_TWOSHOT && v8_pick(1, 8) == PICK_LL &&
+              v8_pick(LL_MAX_N, 2) != PICK_LL;
+    printf("%s v8_pick: on 2 GPUs v6c up to 64 Ki floats, then a one-shot at every n (v6a up to "
+           "1 Mi floats, v6 above); on 4, v6c up to 21,845 floats, v6a up to 87,381, two-shot up "
+           "to 2 Mi, the ring above\n",
            ok ? "PASS" : "FAIL");
     return !ok;
 }
@@ -66,8 +76,9 @@ static void launch_v8(void *problem) {
     int pick = v8_pick(p->n, p->gpus);
     static bool said = false;  // one line a run, before the first call (the check's)
     if (!said) print_v8_rule(pick), said = true;
-    if (pick == PICK_STAGED) launch_v6a(p);
+    if (pick == PICK_LL) launch_v6c(p);
+    else if (pick == PICK_STAGED) launch_v6a(p);
     else if (pick == PICK_ONESHOT) launch_v6(p);
-    else if (pick == PICK_TWOSHOT) launch_v7(p);
-    else launch_v5(p);
+    else if (pick == PICK_TWOSHOT) launch_v7a(p);
+    else launch_v5a(p);
 }

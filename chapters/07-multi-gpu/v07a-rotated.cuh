@@ -1,10 +1,14 @@
-// ---- v7-rotated (v7 gathering from the next GPU on, as v4-rotated), an experiment ----------
-// v7's gather loads slice b of GPU 0's shard first on every GPU, as v4's does: on four GPUs
-// three blocks load from GPU 0's links while GPU 3's carry none. v7-rotated starts each GPU's
-// gather at the next GPU (v4-rotated's order). Everything else is v7's.
+// ---- v7a rotated -------------------------------------------------------------------------------
+// v7's gather loads slice b of GPU 0's shard first on every GPU: on four GPUs, three GPUs load
+// from GPU 0 at once while GPU 3 is loaded by none, and GPU 0's links carry three streams where
+// each GPU's could carry one (measured with v4 and the experiment v4-rotated, README). v7a
+// starts each GPU's gather at the next GPU: GPU g loads g + 1, g + 2, ... (mod G), so each GPU
+// is loaded by one other at a time. On two GPUs there is one peer and nothing changes.
+// Everything else is v7's.
+
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
-allreduce_v7_rotated(const __grid_constant__ meet_args a, int me, int gpus, size_t n) {
+allreduce_v7a_rotated(const __grid_constant__ meet_args a, int me, int gpus, size_t n) {
     unsigned long long e = begin_call(a.count);
     if (!meet(a, me, gpus, MEET_START, e)) return;
     // reduce-scatter: slice b of our shard, shared by the block's threads
@@ -21,7 +25,7 @@ allreduce_v7_rotated(const __grid_constant__ meet_args a, int me, int gpus, size
     meet(a, me, gpus, MEET_END, e);
 }
 
-static void launch_v7_rotated(void *problem) {
+static void launch_v7a(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     // BLOCKS of THREADS at most, one float4 of our shard a thread before that: as v6.
     constexpr int THREADS = 512;
@@ -37,7 +41,7 @@ static void launch_v7_rotated(void *problem) {
     for (int g = 0; g < G; g++) {
         a.count = p->meet_count[g], a.failure = p->failure[g];
         CHECK(cudaSetDevice(g));
-        allreduce_v7_rotated<THREADS><<<blocks, THREADS, 0, p->stream[g][0]>>>(a, g, G, p->n);
+        allreduce_v7a_rotated<THREADS><<<blocks, THREADS, 0, p->stream[g][0]>>>(a, g, G, p->n);
         CHECK_LAUNCH();
     }
     join_unless_batched(p);

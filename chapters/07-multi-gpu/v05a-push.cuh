@@ -1,8 +1,8 @@
-// ---- v5-push (v5 storing to the right instead of loading from the left), an experiment ----
+// ---- v5a push ----------------------------------------------------------------------------------
 // v5 moves every byte with loads: a step's block loads the left neighbour's chunk over NVLink.
 // A load is a request out and the data back, and the thread must keep the request in flight
 // until the data comes: how many bytes a GPU moves is bounded by what its threads hold in flight.
-// A store over NVLink goes out and is done for the thread. v5-push is v5 with the direction
+// A store over NVLink goes out and is done for the thread. v5a is v5 with the direction
 // turned round: each step stores its result into the right neighbour's memory, and the next step
 // there reads it locally. NCCL's ring moves its data this way on Hopper (its P2P transport
 // writes into the receiver's buffers unless told to read).
@@ -67,7 +67,7 @@ __device__ void add_push(float *__restrict__ dst, float *__restrict__ dst2,
 
 // Block b is channel b; its flag words count as v5's.
 template <int THREADS>
-__global__ void __launch_bounds__(THREADS) allreduce_v5_push(push_args a) {
+__global__ void __launch_bounds__(THREADS) allreduce_v5a_push(push_args a) {
     int steps = 2 * (a.gpus - 1);
     int left = (a.me + a.gpus - 1) % a.gpus;
     for (size_t c = 0; c < a.chunks; c++) {
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(THREADS) allreduce_v5_push(push_args a) {
     }
 }
 
-static void launch_v5_push(void *problem) {
+static void launch_v5a(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     // v5's channels, threads and chunks
     constexpr int CHANNELS = 32;
@@ -108,7 +108,7 @@ static void launch_v5_push(void *problem) {
                        p->ring_flags[g], p->ring_flags[right], g, G, p->n, chunks, p->ring_seq,
                        p->failure[g]};
         CHECK(cudaSetDevice(g));
-        allreduce_v5_push<THREADS><<<CHANNELS, THREADS, 0, p->stream[g][0]>>>(a);
+        allreduce_v5a_push<THREADS><<<CHANNELS, THREADS, 0, p->stream[g][0]>>>(a);
         CHECK_LAUNCH();
     }
     p->ring_seq += chunks * 2 * (G - 1);  // every channel's flag ends this launch there
