@@ -367,6 +367,41 @@ static void keep_lt_error(int level, const char *function, const char *message) 
 // C's memory: D's own where C is described as D is (FP32), else its own BF16 buffer
 static const void *lt_c(const fp8_problem *p) { return p->lt_c ? p->lt_c : (const void *)p->c; }
 
+// One trial call of `algo` on the problem, outside any timing; its status (cuBLASLt's first
+// error in lt_error while we listen, unless the user asked for its log).
+static cublasStatus_t lt_trial(fp8_problem *p, const cublasLtMatmulAlgo_t *algo) {
+    const float one = 1.0f, zero = 0.0f;
+    bool listen = !getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK");
+    if (listen) CHECK_CUBLAS(cublasLtLoggerSetCallback(keep_lt_error)),
+                CHECK_CUBLAS(cublasLtLoggerSetMask(1));
+    cublasStatus_t s = cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero,
+                                      lt_c(p), p->lay_c, p->c, p->lay_d, algo, p->workspace,
+                                      p->workspace_bytes, 0);
+    if (listen) CHECK_CUBLAS(cublasLtLoggerSetMask(0)),
+                CHECK_CUBLAS(cublasLtLoggerSetCallback(NULL));
+    CHECK(cudaDeviceSynchronize());
+    return s;
+}
+
+// The heuristic's algorithms for the layouts as they are, best first; the first that runs is
+// kept. Returns how many were offered (0: none), and sets *ran.
+static int lt_pick(fp8_problem *p, cublasLtMatmulPreference_t pref, bool *ran,
+                   cublasStatus_t *refused) {
+    constexpr int OFFERS = 16;  // what we ask the heuristic for
+    cublasLtMatmulHeuristicResult_t found[OFFERS];
+    int count = 0;
+    *ran = false;
+    if (cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c, p->lay_d, pref,
+                                       OFFERS, found, &count) != CUBLAS_STATUS_SUCCESS)
+        return 0;
+    for (int i = 0; i < count && !*ran; i++) {
+        cublasStatus_t s = lt_trial(p, &found[i].algo);
+        if (s == CUBLAS_STATUS_SUCCESS) p->algo = found[i].algo, *ran = true;
+        else *refused = s;
+    }
+    return count;
+}
+
 static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtCreate(&p->lt));
     CHECK_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
@@ -389,49 +424,30 @@ static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &p->workspace_bytes, sizeof p->workspace_bytes));
-    cublasLtMatmulHeuristicResult_t found;
-    int count = 0;
-    cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c,
-                                                      p->lay_d, pref, 1, &found, &count);
-    if (s != CUBLAS_STATUS_SUCCESS || count == 0) {
-        // Some versions take FP32 output only with C (the addend, unused at beta = 0) in BF16:
-        // describe C so, D stays FP32 (and the same memory, which C is never read from)
+    // The heuristic may offer an algorithm that cublasLtMatmul then refuses: on H100s and H200s
+    // (cuBLAS 13.0, FP32 C and D, C == D) its first offer came back NOT_SUPPORTED at every size.
+    // So each offer gets a trial call, outside any timing, before the table, and the first that
+    // runs is timed. If none runs, the same again with C, the addend (unused at beta = 0),
+    // described as BF16 in memory of its own, D still FP32. None at all: cublaslt is skipped
+    // with the reason, cuBLASLt's own words included (CUBLASLT_LOG_LEVEL=5 shows all of them).
+    bool ran = false;
+    cublasStatus_t refused = CUBLAS_STATUS_SUCCESS;
+    int offered = lt_pick(p, pref, &ran, &refused);
+    if (!ran) {
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p->lay_c));
         CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_16BF, p->n, p->m, (int64_t)p->n));
-        s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c, p->lay_d,
-                                           pref, 1, &found, &count);
-        if (s == CUBLAS_STATUS_SUCCESS && count > 0) {
-            printf("cublaslt: C described as BF16 (beta = 0, its own memory), D in FP32\n");
-            p->lt_c = gpu_alloc(size_mul(size_mul(p->m, p->n), 2), "cuBLASLt's C (BF16)");
-        }
+        p->lt_c = gpu_alloc(size_mul(size_mul(p->m, p->n), 2), "cuBLASLt's C (BF16)");
+        offered += lt_pick(p, pref, &ran, &refused);
+        if (ran) printf("cublaslt: C described as BF16 (beta = 0, its own memory), D in FP32\n");
     }
     CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(pref));
-    if (s != CUBLAS_STATUS_SUCCESS || count == 0)
+    if (!ran && offered == 0)
         snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt has no FP8 (E4M3, FP32 out) algorithm for "
-                 "%zu x %zu x %zu: %s", p->m, p->n, p->k,
-                 s != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(s) : "none found");
-    else
-        p->algo = found.algo;
-    // One call, outside any timing, before the table: on two H100s (cuBLAS 13.0, FP32 D) the
-    // heuristic offered an algorithm that cublasLtMatmul then refused (NOT_SUPPORTED) at every
-    // size it offered one for. A refusal skips the baseline with its reason rather than ending
-    // the run; CUBLASLT_LOG_LEVEL=5 shows cuBLASLt's own account of it.
-    if (!p->lt_why[0]) {
-        const float one = 1.0f, zero = 0.0f;
-        // its errors to keep_lt_error for this one call, unless the user asked for its log
-        bool listen = !getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK");
-        if (listen) CHECK_CUBLAS(cublasLtLoggerSetCallback(keep_lt_error)),
-                    CHECK_CUBLAS(cublasLtLoggerSetMask(1));
-        s = cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, lt_c(p),
-                           p->lay_c, p->c, p->lay_d, &p->algo, p->workspace, p->workspace_bytes, 0);
-        if (listen) CHECK_CUBLAS(cublasLtLoggerSetMask(0)),
-                    CHECK_CUBLAS(cublasLtLoggerSetCallback(NULL));
-        if (s != CUBLAS_STATUS_SUCCESS)
-            snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt refused the FP8 call for %zu x %zu x %zu "
-                     "(%s) though its heuristic offered an algorithm%s%s", p->m, p->n, p->k,
-                     cublasLtGetStatusString(s), lt_error[0] ? "; its log: " : "", lt_error);
-        CHECK(cudaDeviceSynchronize());
-    }
+                 "%zu x %zu x %zu", p->m, p->n, p->k);
+    else if (!ran)
+        snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt refused all %d FP8 algorithms its heuristic "
+                 "offered for %zu x %zu x %zu (%s)%s%s", offered, p->m, p->n, p->k,
+                 cublasLtGetStatusString(refused), lt_error[0] ? "; its log: " : "", lt_error);
 }
 
 static void launch_cublaslt(void *problem) {
