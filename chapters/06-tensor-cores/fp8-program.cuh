@@ -5,8 +5,8 @@
 // cores' FP8 rate (twice BF16's on paper) and half the bytes, and a new question: how precisely
 // the tensor cores add FP8 products up, since their accumulators keep fewer bits than FP32.
 //
-//   cublaslt    (baseline) cuBLASLt's FP8 GEMM: E4M3 in, the scales through its A and B scale
-//               pointers, FP32 accumulate and out: the target
+//   cublaslt    (baseline) cuBLASLt's FP8 GEMM: E4M3 in, the scales' product as its alpha,
+//               FP32 accumulate and out: the target
 //   peak        (baseline) back-to-back E4M3 wgmma from shared memory, no loads: the tensor
 //               cores' FP8 ceiling as this GPU sustains it (not a result)
 //   f0 e4m3        v9's kernel on E4M3 tiles: 128 values of k a stage, wgmma of k = 32, the
@@ -99,7 +99,6 @@ typedef struct {
     size_t m, n, k, ld;
     const fp8 *a, *b;            // A: m rows of ld, B: n rows of ld, on the device
     float *c;                    // C: m x n
-    float *scales;               // s_a, s_b on the device (cuBLASLt reads them there)
     float sa, sb, scale;         // and on the host; scale = s_a s_b, what our epilogues multiply by
     fp8 *host_a, *host_b;
     float *host_c;
@@ -127,8 +126,6 @@ typedef struct {
     cublasLtMatmulAlgo_t algo;
     void *workspace;
     size_t workspace_bytes;
-    void *lt_c;                  // C when described as BF16: never read (beta = 0), but it may not
-                                 // share D's memory, since C == D needs the same description
     char lt_why[400];            // why cublaslt cannot run here ("" when it can)
 } fp8_problem;
 
@@ -354,52 +351,39 @@ static void check_cublas(cublasStatus_t s, const char *call, const char *file, i
 // cuBLASLt is column-major, as cuBLAS: our row-major C (m x n) is its n x m matrix C^T = B A^T,
 // B's bytes being its k x n matrix, transposed (OP_T), A's its k x m matrix (OP_N): the "TN"
 // product, the one layout its FP8 kernels take (both operands K-major, as FP8 wgmma needs too).
-// Its A is our B, so its A scale is s_b. Output D: FP32; C, the addend, is unused (beta = 0).
-// The heuristic picks one algorithm for the shape, once; a shape it has none for (its FP8
-// kernels need 16-byte-aligned sizes on some versions) leaves cublaslt skipped, with the reason.
-// cuBLASLt's own account of an error (its log, level 1), kept for the line that skips the
-// baseline: a refusal's status alone (NOT_SUPPORTED) does not say which rule was broken.
+// Output D: FP32, in place of C, the addend, which beta = 0 leaves unread.
+//
+// The scales. Per-tensor scales are one number for the whole product, s_a s_b, and cuBLASLt
+// multiplies its sums by alpha: alpha = s_a s_b is the scaling, the same multiply our epilogues
+// do. cuBLASLt also takes each scale through a device pointer (CUBLASLT_MATMUL_DESC_A_SCALE_
+// POINTER); with those set, cuBLAS 13.1 on H100s refused every algorithm its heuristic offered
+// for FP32 C and D (NOT_SUPPORTED, 8 of 8 at 4096^3), and ran all 8 without them (a probe on
+// four H100s, README). So alpha carries them.
+// The heuristic's offers get a trial call each, outside any timing, before the table; the first
+// that runs is timed. A shape with none that runs leaves cublaslt skipped, with the reason and
+// cuBLASLt's own account of it (its log, level 1; CUBLASLT_LOG_LEVEL=5 shows all of it).
 static char lt_error[160];
 static void keep_lt_error(int level, const char *function, const char *message) {
     if (level == 1) snprintf(lt_error, sizeof lt_error, "%s: %s", function, message);
 }
 
-// C's memory: D's own where C is described as D is (FP32), else its own BF16 buffer
-static const void *lt_c(const fp8_problem *p) { return p->lt_c ? p->lt_c : (const void *)p->c; }
+static cublasStatus_t lt_matmul(fp8_problem *p, const cublasLtMatmulAlgo_t *algo) {
+    const float alpha = p->scale, zero = 0.0f;  // scale = s_a s_b
+    return cublasLtMatmul(p->lt, p->op, &alpha, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
+                          p->lay_c, p->c, p->lay_d, algo, p->workspace, p->workspace_bytes, 0);
+}
 
-// One trial call of `algo` on the problem, outside any timing; its status (cuBLASLt's first
-// error in lt_error while we listen, unless the user asked for its log).
+// One trial call of `algo`, outside any timing: its status (cuBLASLt's first error in lt_error
+// while we listen, unless the user asked for its log).
 static cublasStatus_t lt_trial(fp8_problem *p, const cublasLtMatmulAlgo_t *algo) {
-    const float one = 1.0f, zero = 0.0f;
     bool listen = !getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK");
     if (listen) CHECK_CUBLAS(cublasLtLoggerSetCallback(keep_lt_error)),
                 CHECK_CUBLAS(cublasLtLoggerSetMask(1));
-    cublasStatus_t s = cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero,
-                                      lt_c(p), p->lay_c, p->c, p->lay_d, algo, p->workspace,
-                                      p->workspace_bytes, 0);
+    cublasStatus_t s = lt_matmul(p, algo);
     if (listen) CHECK_CUBLAS(cublasLtLoggerSetMask(0)),
                 CHECK_CUBLAS(cublasLtLoggerSetCallback(NULL));
     CHECK(cudaDeviceSynchronize());
     return s;
-}
-
-// The heuristic's algorithms for the layouts as they are, best first; the first that runs is
-// kept. Returns how many were offered (0: none), and sets *ran.
-static int lt_pick(fp8_problem *p, cublasLtMatmulPreference_t pref, bool *ran,
-                   cublasStatus_t *refused) {
-    constexpr int OFFERS = 16;  // what we ask the heuristic for
-    cublasLtMatmulHeuristicResult_t found[OFFERS];
-    int count = 0;
-    *ran = false;
-    if (cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c, p->lay_d, pref,
-                                       OFFERS, found, &count) != CUBLAS_STATUS_SUCCESS)
-        return 0;
-    for (int i = 0; i < count && !*ran; i++) {
-        cublasStatus_t s = lt_trial(p, &found[i].algo);
-        if (s == CUBLAS_STATUS_SUCCESS) p->algo = found[i].algo, *ran = true;
-        else *refused = s;
-    }
-    return count;
 }
 
 static void setup_cublaslt(fp8_problem *p) {
@@ -408,11 +392,6 @@ static void setup_cublaslt(fp8_problem *p) {
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-    const float *scale_a = p->scales + 1, *scale_b = p->scales;  // its A is our B
-    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                &scale_a, sizeof scale_a));
-    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                &scale_b, sizeof scale_b));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_a, CUDA_R_8F_E4M3, p->k, p->n, (int64_t)p->ld));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_b, CUDA_R_8F_E4M3, p->k, p->m, (int64_t)p->ld));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_32F, p->n, p->m, (int64_t)p->n));
@@ -424,38 +403,32 @@ static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &p->workspace_bytes, sizeof p->workspace_bytes));
-    // The heuristic may offer an algorithm that cublasLtMatmul then refuses: on H100s and H200s
-    // (cuBLAS 13.0, FP32 C and D, C == D) its first offer came back NOT_SUPPORTED at every size.
-    // So each offer gets a trial call, outside any timing, before the table, and the first that
-    // runs is timed. If none runs, the same again with C, the addend (unused at beta = 0),
-    // described as BF16 in memory of its own, D still FP32. None at all: cublaslt is skipped
-    // with the reason, cuBLASLt's own words included (CUBLASLT_LOG_LEVEL=5 shows all of them).
-    bool ran = false;
-    cublasStatus_t refused = CUBLAS_STATUS_SUCCESS;
-    int offered = lt_pick(p, pref, &ran, &refused);
-    if (!ran) {
-        CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p->lay_c));
-        CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_16BF, p->n, p->m, (int64_t)p->n));
-        p->lt_c = gpu_alloc(size_mul(size_mul(p->m, p->n), 2), "cuBLASLt's C (BF16)");
-        offered += lt_pick(p, pref, &ran, &refused);
-        if (ran) printf("cublaslt: C described as BF16 (beta = 0, its own memory), D in FP32\n");
-    }
+    constexpr int OFFERS = 16;  // what we ask the heuristic for, best first
+    cublasLtMatmulHeuristicResult_t found[OFFERS];
+    int count = 0, ran = -1;
+    cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c,
+                                                      p->lay_d, pref, OFFERS, found, &count);
     CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(pref));
-    if (!ran && offered == 0)
+    cublasStatus_t refused = CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; s == CUBLAS_STATUS_SUCCESS && i < count && ran < 0; i++) {
+        cublasStatus_t t = lt_trial(p, &found[i].algo);
+        if (t == CUBLAS_STATUS_SUCCESS) ran = i, p->algo = found[i].algo;
+        else refused = t;
+    }
+    if (s != CUBLAS_STATUS_SUCCESS || count == 0)
         snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt has no FP8 (E4M3, FP32 out) algorithm for "
-                 "%zu x %zu x %zu", p->m, p->n, p->k);
-    else if (!ran)
+                 "%zu x %zu x %zu: %s", p->m, p->n, p->k,
+                 s != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(s) : "none found");
+    else if (ran < 0)
         snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt refused all %d FP8 algorithms its heuristic "
-                 "offered for %zu x %zu x %zu (%s)%s%s", offered, p->m, p->n, p->k,
+                 "offered for %zu x %zu x %zu (%s)%s%s", count, p->m, p->n, p->k,
                  cublasLtGetStatusString(refused), lt_error[0] ? "; its log: " : "", lt_error);
+    else if (ran > 0)
+        printf("cublaslt: the heuristic's offer %d of %d, the first that ran\n", ran + 1, count);
 }
 
 static void launch_cublaslt(void *problem) {
-    fp8_problem *p = (fp8_problem *)problem;
-    const float one = 1.0f, zero = 0.0f;
-    CHECK_CUBLAS(cublasLtMatmul(p->lt, p->op, &one, p->b, p->lay_a, p->a, p->lay_b, &zero, lt_c(p),
-                                p->lay_c, p->c, p->lay_d, &p->algo, p->workspace,
-                                p->workspace_bytes, 0));
+    CHECK_CUBLAS(lt_matmul((fp8_problem *)problem, &((fp8_problem *)problem)->algo));
 }
 
 // -- peak: the FP8 tensor cores' ceiling ----------------------------------------------------------
@@ -841,7 +814,6 @@ int main(int argc, char **argv) {
     p.a = (const fp8 *)gpu_alloc(a_bytes, "A");
     p.b = (const fp8 *)gpu_alloc(b_bytes, "B");
     p.c = (float *)gpu_alloc(c_bytes, "C");
-    p.scales = (float *)gpu_alloc(2 * sizeof(float), "the scales");
     p.peak_sink = (float *)gpu_alloc(2 * PEAK_BLOCKS_PER_SM * (size_t)p.sms * sizeof(float), "peak");
     p.host_a = (fp8 *)host_alloc(a_bytes, "A");
     p.host_b = (fp8 *)host_alloc(b_bytes, "B");
@@ -854,10 +826,8 @@ int main(int argc, char **argv) {
     rng_init(&g, o.seed);
     fill(&g, p.fa, p.host_a, p.m, p.k, p.ld, p.ints);
     fill(&g, p.fb, p.host_b, p.n, p.k, p.ld, p.ints);
-    const float scales[2] = {p.sa, p.sb};
     CHECK(cudaMemcpy((void *)p.a, p.host_a, a_bytes, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy((void *)p.b, p.host_b, b_bytes, cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(p.scales, scales, sizeof scales, cudaMemcpyHostToDevice));
     p.sm90a = p.cc == 90 && probe_sm90a();
 
     double macs = (double)p.m * (double)p.n * (double)p.k;
@@ -918,12 +888,10 @@ int main(int argc, char **argv) {
         CHECK_CUBLAS(cublasLtMatmulDescDestroy(p.op));
         CHECK_CUBLAS(cublasLtDestroy(p.lt));
         CHECK(cudaFree(p.workspace));
-        if (p.lt_c) CHECK(cudaFree(p.lt_c));
     }
     CHECK(cudaFree((void *)p.a));
     CHECK(cudaFree((void *)p.b));
     CHECK(cudaFree(p.c));
-    CHECK(cudaFree(p.scales));
     CHECK(cudaFree(p.peak_sink));
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.fa), free(p.fb), free(p.want);
     free(p.rows), free(p.cols), free(p.x), free(p.y);
