@@ -300,28 +300,7 @@ static void reference_all(fp8_problem *p) {
     progress_end(&pr);
 }
 
-// y = A (B^T x) and y_abs = |A| (|B|^T |x|) for a vector x of n entries (Freivalds' idea).
-static void freivalds_cpu(const float *a, const float *b, const double *x, double *y,
-                          double *y_abs, size_t m, size_t n, size_t k) {
-    double *bx = (double *)host_alloc(size_mul(k, 2 * sizeof(double)), "B^T x");
-    double *bx_abs = bx + k;
-    for (size_t l = 0; l < k; l++) bx[l] = bx_abs[l] = 0.0;
-    for (size_t j = 0; j < n; j++)
-        for (size_t l = 0; l < k; l++) {
-            bx[l] += (double)b[j * k + l] * x[j];
-            bx_abs[l] += fabs((double)b[j * k + l] * x[j]);
-        }
-    for (size_t i = 0; i < m; i++) {
-        double s = 0.0, sa = 0.0;
-        for (size_t l = 0; l < k; l++) {
-            s += (double)a[i * k + l] * bx[l];
-            sa += fabs((double)a[i * k + l]) * bx_abs[l];
-        }
-        y[i] = s, y_abs[i] = sa;
-    }
-    free(bx);
-}
-
+#include "freivalds.cuh"
 #include "grid.cuh"
 #include "ptx.cuh"
 #include "ptx-fp8.cuh"
@@ -492,24 +471,7 @@ static const version versions[] = {
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
-// Whether this build holds sm_90a code for the GPU: a kernel compiled for sm_90a says so.
-__global__ void tc_fp8_probe_sm90a(int *yes) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    *yes = 1;
-#else
-    *yes = 0;
-#endif
-}
-
-static bool probe_sm90a(void) {
-    int *d = (int *)gpu_alloc(sizeof(int), "the probe");
-    int yes = 0;
-    tc_fp8_probe_sm90a<<<1, 1>>>(d);
-    CHECK_LAUNCH();
-    CHECK(cudaMemcpy(&yes, d, sizeof yes, cudaMemcpyDeviceToHost));
-    CHECK(cudaFree(d));
-    return yes == 1;
-}
+#include "sm90a-probe.cuh"
 
 // A version that needs what this GPU or this build lacks is skipped with one line saying what.
 static const char *tc_skip(void *problem, const version *v) {
@@ -854,7 +816,7 @@ int main(int argc, char **argv) {
         p.y = (double *)host_alloc(size_mul(2 * p.m, sizeof(double)), "y");
         p.y_abs = p.y + p.m;
         for (size_t j = 0; j < p.n; j++) p.x[j] = (rng_next(&g) & 1) ? 1.0 : -1.0;
-        freivalds_cpu(p.fa, p.fb, p.x, p.y, p.y_abs, p.m, p.n, p.k);
+        freivalds_cpu(p.fa, p.fb, p.x, p.y, p.y_abs, p.m, p.n, p.k, NULL);
     }
     printf("\n");
     if (o.save) {
