@@ -452,6 +452,7 @@ static void launch_peak(void *problem) {
     double ops = 2.0 * (double)p->m * (double)p->n * (double)p->k;
     unsigned long long batches = (unsigned long long)ceil(ops / (2 * PEAK_OPS));  // 2 a block
     tc_peak_fp8<<<PEAK_BLOCKS_PER_SM * p->sms, 2 * WG>>>(p->peak_sink, batches);
+    p->err = NAN;  // nothing checked: no error for the CSV's err_vs_abs (not the last check's)
 }
 
 #include "f00-e4m3.cuh"
