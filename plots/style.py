@@ -24,9 +24,9 @@ BASELINE_LOOKS = [("black", (0, (5, 2))), ("#555555", (0, (1, 1.5))), ("#8a8a8a"
 
 
 def is_ours(tag):
-    """v0, v12, v6a, c3 (a rung of a ladder; v6a a sub-step between v6 and v7), not memcpy,
+    """v0, v12, v6a, c3, f1 (a rung of a ladder; v6a a sub-step between v6 and v7), not memcpy,
     cublas or v3-e2e (a variant)."""
-    return re.fullmatch(r"[vc]\d+[a-w]?", tag) is not None
+    return re.fullmatch(r"[vcf]\d+[a-w]?", tag) is not None
 
 
 def variant_of(tag):
