@@ -33,8 +33,8 @@
 //   v7 twoshot     v4's reduce-scatter + all-gather in one kernel, the blocks meeting in between
 //   v7a rotated    v7 with each GPU gathering from the next GPU on, so that no GPU is loaded by
 //                  every other at once
-//   v8 auto        picks v6a, v6, v7 or v5 by the size of the call and the GPU count (its rule
-//                  printed): on two GPUs always a one-shot
+//   v8 auto        picks v6c, v6a, v6, v7a or v5a by the size of the call and the GPU count (its
+//                  rule printed): on two GPUs v6c, then a one-shot at every size
 //   v4-rotated     experiment: v4 with every GPU visiting its peers from the next GPU on (v7a's
 //                  idea, on v4's kernels)
 //
@@ -323,7 +323,7 @@ static const version versions[] = {
     {"v6c", "ll", launch_v6c, NEEDS_ALL_PEERS | CAPTURES},  // (up to LL_MAX_N: see below)
     {"v7", "twoshot", launch_v7, NEEDS_ALL_PEERS | CAPTURES},
     {"v7a", "rotated", launch_v7a, NEEDS_ALL_PEERS | CAPTURES},
-    {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5: see below)
+    {"v8", "auto", launch_v8, NEEDS_ALL_PEERS | CAPTURES},  // (not where it picks v5a: see below)
     // experiments, each on the version it varies
     {"v4-rotated", "rotated", launch_v4_rotated, NEEDS_ALL_PEERS | HOST_COUNTS},
 };
