@@ -10,24 +10,28 @@ enum { PICK_LL, PICK_STAGED, PICK_ONESHOT, PICK_TWOSHOT, PICK_RING };
 // microseconds; a GPU loads (G - 1) x 4n bytes in a one-shot, 2(G - 1)/G x 4n in the others,
 // and v6c stores (G - 1) x 8n (a flag beside every float).
 //   v6c while (G - 1) x 8n <= LL_SENDS (512 KiB): 256 KiB buffers on two GPUs, 85 KiB on four.
-//            Measured on two and four H200s, in batches and in graphs: v6c led v6a up to 256 KiB
-//            on two GPUs and lost at 1 MiB; on four it led up to 64 KiB and lost at 256 KiB.
+//            On two H100s v6c led v6a in graphs at every size up to 256 KiB and in batches at
+//            16 KiB and 256 KiB, and lost at 1 MiB; on four, in batches, the two were level up to
+//            256 KiB and v6c lost at 1 MiB (README, "v6c ll").
 //   Then which one-shot: v6a (one meeting, and a copy of 4n bytes into staging) while 4n <=
 //            STAGED_BYTES (4 MiB), v6 (two meetings, no copy) above. Measured on two H100s in
-//            batches, v6a led v6 from 4 KiB to 4 MiB and v6 led from 16 MiB: there the copy
+//            batches (both runs), v6a led v6 from 4 KiB to 4 MiB and v6 led from 16 MiB: the copy
 //            costs more than the meeting it saves. v6b (v6a on fewer blocks) was never ahead of
 //            v6a, so v8 does not use it.
 //   On two GPUs, a one-shot at every size: it loads 4n bytes a GPU, exactly what two-shot and
 //            the ring load there (2(G - 1)/G = 1), with fewer meetings than either (v7: three,
-//            v5: a flag a step and a chunk). The two-GPU runs in batches agree: v6 was ahead of
-//            v7 and of v5 at every size from 4 KiB to 1 GiB (README).
+//            v5: a flag a step and a chunk). On two H100s in batches v6 was ahead of v7 and of v5
+//            from 4 KiB to 256 MiB; at 1 GiB all three were within 1% of each other, and v7a,
+//            2% ahead of NCCL, led them (README).
 //   On more GPUs, where a one-shot loads G/2 times the bytes of the others:
 //            one-shot while each GPU loads no more than ONESHOT_LOADS: (G - 1) x 4n <= 1 MiB
-//            (341 KiB a buffer on four GPUs). On four H200s in batches v6a led v7 by half at
-//            256 KiB (768 KiB loaded);
+//            (341 KiB a buffer on four GPUs). On four H100s in batches v6a led v7a by almost half
+//            at 256 KiB (768 KiB loaded), and still led at 1 MiB (3 MiB loaded): the limit is
+//            cautious (README);
 //            two-shot (v7a) while 4n <= TWOSHOT_BYTES (8 MiB): below it a call is too short for
 //            the ring's pipeline to fill (its chunks are 1 MiB a channel);
-//            the ring (v5a) above: on four H200s it was ahead of v7a from 16 MiB to 1 GiB.
+//            the ring (v5a) above: on four H100s, each call launched on its own, it was ahead of
+//            v7a from 16 MiB to 1 GiB; in batches the two were within 2% from 64 MiB up.
 static int v8_pick(size_t n, int gpus) {
     constexpr size_t LL_SENDS = (size_t)512 << 10;
     constexpr size_t STAGED_BYTES = (size_t)4 << 20;
