@@ -7,6 +7,8 @@
 //
 //   cublaslt    (baseline) cuBLASLt's FP8 GEMM: E4M3 in, the scales' product as its alpha,
 //               FP32 accumulate and out: the target
+//   cublaslt-fast  (baseline) the same with fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM):
+//               the tensor cores keep the whole sum, as f0 does; f0's like-for-like baseline
 //   peak        (baseline) back-to-back E4M3 wgmma from shared memory, no loads: the tensor
 //               cores' FP8 ceiling as this GPU sustains it (not a result)
 //   f0 e4m3        v9's kernel on E4M3 tiles: 128 values of k a stage, wgmma of k = 32, the
@@ -93,6 +95,14 @@ static fp8 e4m3_bits(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, 
 
 static const fp8 E4M3_NAN = 0x7F;  // the padding past k: a version that reads it cannot pass
 
+// One way of calling cuBLASLt: its operation (with or without fast accumulation), the algorithm
+// that ran in the trial call, and why it cannot run here ("" when it can).
+typedef struct {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatmulAlgo_t algo;
+    char why[400];
+} lt_plan;
+
 // The problem every version sees. A and B are stored with rows of ld = k rounded up to 16 bytes
 // (TMA and cuBLASLt need rows that start on 16 bytes); the ld - k bytes past k hold NaN.
 typedef struct {
@@ -119,14 +129,13 @@ typedef struct {
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
     CUtensorMap map_a, map_b128, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
-    // cuBLASLt: its handle, the product's descriptions, the algorithm its heuristic picked
+    // cuBLASLt: its handle, the product's layouts, and two plans (lt_plan): [0] for cublaslt, its
+    // default mode, [1] for cublaslt-fast, fast accumulation
     cublasLtHandle_t lt;
-    cublasLtMatmulDesc_t op;
     cublasLtMatrixLayout_t lay_a, lay_b, lay_c, lay_d;
-    cublasLtMatmulAlgo_t algo;
+    lt_plan plan[2];
     void *workspace;
     size_t workspace_bytes;
-    char lt_why[400];            // why cublaslt cannot run here ("" when it can)
 } fp8_problem;
 
 // -- the CPU reference and the bounds of the arithmetic -------------------------------------------
@@ -346,31 +355,66 @@ static void keep_lt_error(int level, const char *function, const char *message) 
     if (level == 1) snprintf(lt_error, sizeof lt_error, "%s: %s", function, message);
 }
 
-static cublasStatus_t lt_matmul(fp8_problem *p, const cublasLtMatmulAlgo_t *algo) {
+static cublasStatus_t lt_matmul(fp8_problem *p, const lt_plan *plan, const cublasLtMatmulAlgo_t *algo) {
     const float alpha = p->scale, zero = 0.0f;  // scale = s_a s_b
-    return cublasLtMatmul(p->lt, p->op, &alpha, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
+    return cublasLtMatmul(p->lt, plan->op, &alpha, p->b, p->lay_a, p->a, p->lay_b, &zero, p->c,
                           p->lay_c, p->c, p->lay_d, algo, p->workspace, p->workspace_bytes, 0);
 }
 
 // One trial call of `algo`, outside any timing: its status (cuBLASLt's first error in lt_error
 // while we listen, unless the user asked for its log).
-static cublasStatus_t lt_trial(fp8_problem *p, const cublasLtMatmulAlgo_t *algo) {
+static cublasStatus_t lt_trial(fp8_problem *p, const lt_plan *plan,
+                               const cublasLtMatmulAlgo_t *algo) {
     bool listen = !getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK");
     if (listen) CHECK_CUBLAS(cublasLtLoggerSetCallback(keep_lt_error)),
                 CHECK_CUBLAS(cublasLtLoggerSetMask(1));
-    cublasStatus_t s = lt_matmul(p, algo);
+    cublasStatus_t s = lt_matmul(p, plan, algo);
     if (listen) CHECK_CUBLAS(cublasLtLoggerSetMask(0)),
                 CHECK_CUBLAS(cublasLtLoggerSetCallback(NULL));
     CHECK(cudaDeviceSynchronize());
     return s;
 }
 
+// A plan: the operation, then the heuristic's offers (up to OFFERS, best first), each tried once;
+// the first that runs is the one timed. fast: CUBLASLT_MATMUL_DESC_FAST_ACCUM, which lets the
+// tensor cores keep the whole sum, as f0 does (without it cuBLASLt promotes, as f1 does).
+static void plan_cublaslt(fp8_problem *p, lt_plan *plan, bool fast,
+                          cublasLtMatmulPreference_t pref) {
+    const char *tag = fast ? "cublaslt-fast" : "cublaslt";
+    CHECK_CUBLAS(cublasLtMatmulDescCreate(&plan->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    int8_t fast_accum = fast ? 1 : 0;
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(plan->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                &fast_accum, sizeof fast_accum));
+    constexpr int OFFERS = 16;
+    cublasLtMatmulHeuristicResult_t found[OFFERS];
+    int count = 0, ran = -1;
+    lt_error[0] = 0;
+    cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(p->lt, plan->op, p->lay_a, p->lay_b,
+                                                      p->lay_c, p->lay_d, pref, OFFERS, found,
+                                                      &count);
+    cublasStatus_t refused = CUBLAS_STATUS_SUCCESS;
+    for (int i = 0; s == CUBLAS_STATUS_SUCCESS && i < count && ran < 0; i++) {
+        cublasStatus_t t = lt_trial(p, plan, &found[i].algo);
+        if (t == CUBLAS_STATUS_SUCCESS) ran = i, plan->algo = found[i].algo;
+        else refused = t;
+    }
+    if (s != CUBLAS_STATUS_SUCCESS || count == 0)
+        snprintf(plan->why, sizeof plan->why, "cuBLASLt has no FP8 (E4M3, FP32 out) algorithm for "
+                 "%zu x %zu x %zu: %s", p->m, p->n, p->k,
+                 s != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(s) : "none found");
+    else if (ran < 0)
+        snprintf(plan->why, sizeof plan->why, "cuBLASLt refused all %d FP8 algorithms its "
+                 "heuristic offered for %zu x %zu x %zu (%s)%s%s", count, p->m, p->n, p->k,
+                 cublasLtGetStatusString(refused), lt_error[0] ? "; its log: " : "", lt_error);
+    else if (ran > 0)
+        printf("%s: the heuristic's offer %d of %d, the first that ran\n", tag, ran + 1, count);
+}
+
 static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtCreate(&p->lt));
-    CHECK_CUBLAS(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_a, CUDA_R_8F_E4M3, p->k, p->n, (int64_t)p->ld));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_b, CUDA_R_8F_E4M3, p->k, p->m, (int64_t)p->ld));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_32F, p->n, p->m, (int64_t)p->n));
@@ -382,32 +426,19 @@ static void setup_cublaslt(fp8_problem *p) {
     CHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
     CHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &p->workspace_bytes, sizeof p->workspace_bytes));
-    constexpr int OFFERS = 16;  // what we ask the heuristic for, best first
-    cublasLtMatmulHeuristicResult_t found[OFFERS];
-    int count = 0, ran = -1;
-    cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(p->lt, p->op, p->lay_a, p->lay_b, p->lay_c,
-                                                      p->lay_d, pref, OFFERS, found, &count);
+    plan_cublaslt(p, &p->plan[0], false, pref);
+    plan_cublaslt(p, &p->plan[1], true, pref);
     CHECK_CUBLAS(cublasLtMatmulPreferenceDestroy(pref));
-    cublasStatus_t refused = CUBLAS_STATUS_SUCCESS;
-    for (int i = 0; s == CUBLAS_STATUS_SUCCESS && i < count && ran < 0; i++) {
-        cublasStatus_t t = lt_trial(p, &found[i].algo);
-        if (t == CUBLAS_STATUS_SUCCESS) ran = i, p->algo = found[i].algo;
-        else refused = t;
-    }
-    if (s != CUBLAS_STATUS_SUCCESS || count == 0)
-        snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt has no FP8 (E4M3, FP32 out) algorithm for "
-                 "%zu x %zu x %zu: %s", p->m, p->n, p->k,
-                 s != CUBLAS_STATUS_SUCCESS ? cublasLtGetStatusString(s) : "none found");
-    else if (ran < 0)
-        snprintf(p->lt_why, sizeof p->lt_why, "cuBLASLt refused all %d FP8 algorithms its heuristic "
-                 "offered for %zu x %zu x %zu (%s)%s%s", count, p->m, p->n, p->k,
-                 cublasLtGetStatusString(refused), lt_error[0] ? "; its log: " : "", lt_error);
-    else if (ran > 0)
-        printf("cublaslt: the heuristic's offer %d of %d, the first that ran\n", ran + 1, count);
 }
 
 static void launch_cublaslt(void *problem) {
-    CHECK_CUBLAS(lt_matmul((fp8_problem *)problem, &((fp8_problem *)problem)->algo));
+    fp8_problem *p = (fp8_problem *)problem;
+    CHECK_CUBLAS(lt_matmul(p, &p->plan[0], &p->plan[0].algo));
+}
+
+static void launch_cublaslt_fast(void *problem) {
+    fp8_problem *p = (fp8_problem *)problem;
+    CHECK_CUBLAS(lt_matmul(p, &p->plan[1], &p->plan[1].algo));
 }
 
 // -- peak: the FP8 tensor cores' ceiling ----------------------------------------------------------
@@ -463,6 +494,7 @@ static void launch_peak(void *problem) {
 
 static const version versions[] = {
     {"cublaslt", "cublaslt-fp8", launch_cublaslt, KL_BASELINE | NEEDS_FP8},
+    {"cublaslt-fast", "fast-accum", launch_cublaslt_fast, KL_BASELINE | NEEDS_FP8},
     {"peak", "e4m3-peak", launch_peak, KL_BASELINE | KL_UNCHECKED | NEEDS_SM90A},
     // the ladder
     {"f0", "e4m3", launch_f0, NEEDS_SM90A},
@@ -483,7 +515,8 @@ static const char *tc_skip(void *problem, const version *v) {
                  "%d.%d", p->cc / 10, p->cc % 10);
         return why;
     }
-    if (strcmp(v->tag, "cublaslt") == 0 && p->lt_why[0]) return p->lt_why;
+    if (strcmp(v->tag, "cublaslt") == 0 && p->plan[0].why[0]) return p->plan[0].why;
+    if (strcmp(v->tag, "cublaslt-fast") == 0 && p->plan[1].why[0]) return p->plan[1].why;
     if ((v->flags & NEEDS_SM90A) && p->cc != 90) {
         snprintf(why, sizeof why, "needs FP8 wgmma and TMA (Hopper, compute capability 9.0); this "
                  "GPU is %d.%d", p->cc / 10, p->cc % 10);
@@ -848,7 +881,7 @@ int main(int argc, char **argv) {
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_b));
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_c));
         CHECK_CUBLAS(cublasLtMatrixLayoutDestroy(p.lay_d));
-        CHECK_CUBLAS(cublasLtMatmulDescDestroy(p.op));
+        for (lt_plan &plan : p.plan) CHECK_CUBLAS(cublasLtMatmulDescDestroy(plan.op));
         CHECK_CUBLAS(cublasLtDestroy(p.lt));
         CHECK(cudaFree(p.workspace));
     }
