@@ -1,7 +1,8 @@
 // ---- v4-rotated (v4 with the peers visited from the next GPU on), an experiment ------------
-// v4 on four GPUs: in the gather every GPU loads GPU 0's shard first, then GPU 1's, ... so at
-// the start three GPUs load from GPU 0 at once while GPU 3 is loaded by none, and GPU 0's links
-// carry three streams where each GPU's links could carry one. On two GPUs there is one peer and
+// v4 on four GPUs: in the gather every GPU loads GPU 0's shard first, then GPU 1's, ... (each
+// skipping its own), so at the start GPUs 1, 2 and 3 load from GPU 0 at once while GPUs 2 and 3
+// are loaded by none, and GPU 0's links carry three streams where each GPU's links could carry
+// one; at the end GPU 3 serves three. On two GPUs there is one peer and
 // no order to choose. v4-rotated visits the peers in an order that starts from the next GPU:
 // GPU g loads g + 1, g + 2, ... (mod G), so at every moment each GPU is loaded by one other, and
 // every GPU's links carry the same share. The sum does the same with the inputs it loads.

@@ -1,7 +1,8 @@
 // ---- v7a rotated -------------------------------------------------------------------------------
-// v7's gather loads slice b of GPU 0's shard first on every GPU: on four GPUs, three GPUs load
-// from GPU 0 at once while GPU 3 is loaded by none, and GPU 0's links carry three streams where
-// each GPU's could carry one (measured with v4 and the experiment v4-rotated, README). v7a
+// v7's gather visits the other GPUs in the order 0, 1, 2, ... on every GPU: on four GPUs, GPUs
+// 1, 2 and 3 first all load from GPU 0 while GPUs 2 and 3 are loaded by none, and GPU 0's links
+// carry three streams where each GPU's could carry one; at the end GPU 3 serves three (measured
+// with v4 and the experiment v4-rotated, README). v7a
 // starts each GPU's gather at the next GPU: GPU g loads g + 1, g + 2, ... (mod G), so each GPU
 // is loaded by one other at a time. On two GPUs there is one peer and nothing changes.
 // Everything else is v7's.

@@ -15,9 +15,10 @@ enum { PICK_LL, PICK_STAGED, PICK_ONESHOT, PICK_TWOSHOT, PICK_RING };
 //            256 KiB and v6c lost at 1 MiB (README, "v6c ll").
 //   Then which one-shot: v6a (one meeting, and a copy of 4n bytes into staging) while 4n <=
 //            STAGED_BYTES (4 MiB), v6 (two meetings, no copy) above. Measured on two H100s in
-//            batches (both runs), v6a led v6 from 4 KiB to 4 MiB and v6 led from 16 MiB: the copy
-//            costs more than the meeting it saves. v6b (v6a on fewer blocks) was never ahead of
-//            v6a, so v8 does not use it.
+//            batches (the committed run, and the one before it at e35de96, in git's history), v6a
+//            led v6 from 4 KiB to 4 MiB and v6 led from 16 MiB: the copy costs more than the
+//            meeting it saves. v6b (v6a on fewer blocks) was never ahead of v6a, so v8 does not
+//            use it.
 //   On two GPUs, a one-shot at every size: it loads 4n bytes a GPU, exactly what two-shot and
 //            the ring load there (2(G - 1)/G = 1), with fewer meetings than either (v7: three,
 //            v5: a flag a step and a chunk). On two H100s in batches v6 was ahead of v7 and of v5
@@ -31,7 +32,7 @@ enum { PICK_LL, PICK_STAGED, PICK_ONESHOT, PICK_TWOSHOT, PICK_RING };
 //            two-shot (v7a) while 4n <= TWOSHOT_BYTES (8 MiB): below it a call is too short for
 //            the ring's pipeline to fill (its chunks are 1 MiB a channel);
 //            the ring (v5a) above: on four H100s, each call launched on its own, it was ahead of
-//            v7a from 16 MiB to 1 GiB; in batches the two were within 2% from 64 MiB up.
+//            v7a from 16 MiB to 1 GiB; in batches the two were within 3% from 64 MiB up.
 static int v8_pick(size_t n, int gpus) {
     constexpr size_t LL_SENDS = (size_t)512 << 10;
     constexpr size_t STAGED_BYTES = (size_t)4 << 20;
