@@ -15,6 +15,8 @@
 //                  whole sum in the wgmma accumulators, the scales applied as C is stored
 //   f1 promoted    every 128 values of k the accumulators are added into FP32 sums with
 //                  ordinary adds: the precision FP8's accumulators lack, for registers and adds
+//   f2 wide        f1 on a 128 x 192 tile: 96 accumulators and 96 FP32 sums a thread fit the
+//                  232 registers a consumer has, where 128 x 256 would need 256
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
 //
@@ -127,7 +129,7 @@ typedef struct {
     int cc, sms;                 // compute capability as 90, and SMs
     bool sm90a;                  // this build has sm_90a code for this GPU
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
-    CUtensorMap map_a, map_b128, map_b256;
+    CUtensorMap map_a, map_b128, map_b192, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
     // cuBLASLt: its handle, the product's layouts, and two plans (lt_plan): [0] for cublaslt, its
     // default mode, [1] for cublaslt-fast, fast accumulation
@@ -316,12 +318,13 @@ static void reference_all(fp8_problem *p) {
 #include "hopper-ring.cuh"
 #include "fp8-tiles.cuh"
 
-// The tensor maps of A (boxes of 128 x 128) and B (128 x 128 and 128 x 256), made at the first
-// launch that needs them.
+// The tensor maps of A (boxes of 128 x 128) and B (128 x 128, 128 x 192 and 128 x 256), made at
+// the first launch that needs them.
 static void make_maps_fp8(fp8_problem *p) {
     if (p->maps_made) return;
     make_map_fp8(&p->map_a, p->a, p->m, p->k, p->ld, 128);
     make_map_fp8(&p->map_b128, p->b, p->n, p->k, p->ld, 128);
+    make_map_fp8(&p->map_b192, p->b, p->n, p->k, p->ld, 192);
     make_map_fp8(&p->map_b256, p->b, p->n, p->k, p->ld, 256);
     p->maps_made = true;
 }
@@ -489,6 +492,7 @@ static void launch_peak(void *problem) {
 #include "f00-e4m3.cuh"
 #include "f00x-narrow.cuh"
 #include "f01-promoted.cuh"
+#include "f02-wide.cuh"
 
 // -- the version table (FP8) ----------------------------------------------------------------------
 
@@ -499,6 +503,7 @@ static const version versions[] = {
     // the ladder
     {"f0", "e4m3", launch_f0, NEEDS_SM90A},
     {"f1", "promoted", launch_f1, NEEDS_SM90A | PROMOTED},
+    {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
 };
@@ -529,8 +534,8 @@ static const char *tc_skip(void *problem, const version *v) {
 
 // -- checking and saving --------------------------------------------------------------------------
 
-// Every checked result against its bound: the promoted one for f1, the unpromoted (wider) one
-// for f0 and for cuBLASLt (where it promotes, and how often, is its own: it must at least meet
+// Every checked result against its bound: the promoted one for f1 and f2, the unpromoted (wider)
+// one for f0 and for cuBLASLt (where it promotes, and how often, is its own: it must at least meet
 // the unpromoted bound, and its err_vs_abs shows what it does). Integer inputs need no bound
 // where exact_for says the sums are exact: the results must then be exact.
 static void tc_check(void *problem, const version *v, check_result *r) {
