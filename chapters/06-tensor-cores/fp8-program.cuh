@@ -17,6 +17,8 @@
 //                  ordinary adds: the precision FP8's accumulators lack, for registers and adds
 //   f2 wide        f1 on a 128 x 192 tile: 96 accumulators and 96 FP32 sums a thread fit the
 //                  232 registers a consumer has, where 128 x 256 would need 256
+//   f3 split       f2 with its last round of tiles split along k, so that no block idles
+//                  through it: each piece's sums to memory, the last piece's block adds them
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
 //
@@ -131,6 +133,8 @@ typedef struct {
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
     CUtensorMap map_a, map_b128, map_b192, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
+    float *pieces;               // f3: the FP32 sums of its pieces, a tile's worth for each SM
+    unsigned *pieces_done;       // f3: the pieces of each split tile done, one counter an SM
     // cuBLASLt: its handle, the product's layouts, and two plans (lt_plan): [0] for cublaslt, its
     // default mode, [1] for cublaslt-fast, fast accumulation
     cublasLtHandle_t lt;
@@ -493,6 +497,7 @@ static void launch_peak(void *problem) {
 #include "f00x-narrow.cuh"
 #include "f01-promoted.cuh"
 #include "f02-wide.cuh"
+#include "f03-split.cuh"
 
 // -- the version table (FP8) ----------------------------------------------------------------------
 
@@ -504,6 +509,7 @@ static const version versions[] = {
     {"f0", "e4m3", launch_f0, NEEDS_SM90A},
     {"f1", "promoted", launch_f1, NEEDS_SM90A | PROMOTED},
     {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
+    {"f3", "split", launch_f3, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
 };
@@ -770,6 +776,28 @@ static int tc_self_test(void) {
     spread &= count == 3 && lines[0] == 0 && lines[1] == 1 && lines[2] == 2;
     free(lines);
     failed += report("pick_lines: 12 lines from the first to the last; all of a short side", spread);
+    // f3's plan: every stage of every tile in exactly one work item, pieces starting on a
+    // promotion, at most one piece a block, and the whole tiles first; for 132 and 114 blocks
+    bool covered = true;
+    const size_t plan_tiles[] = {1, 44, 131, 132, 133, 176, 704, 2752, 11008};
+    const int plan_steps[] = {1, 2, 3, 16, 32, 33, 128};
+    for (unsigned blocks : {132u, 114u})
+        for (size_t tiles : plan_tiles)
+            for (int steps : plan_steps) {
+                split_plan sp = split_plan_of(tiles, blocks, steps);
+                size_t items = sp.whole + sp.tail * sp.pieces;
+                covered &= sp.tail * sp.pieces <= blocks && sp.pieces >= 1;
+                int *seen = (int *)calloc(tiles * steps, sizeof(int));
+                for (size_t item = 0; item < items; item++) {
+                    split_work w = split_work_of(item, sp, steps);
+                    covered &= w.tile < tiles && w.first < w.last && w.first % (PROMOTE_K / FP8_BK) == 0;
+                    covered &= (item < sp.whole) == (w.tile < sp.whole);
+                    for (int s = w.first; s < w.last && w.tile < tiles; s++) seen[w.tile * steps + s]++;
+                }
+                for (size_t q = 0; q < tiles * (size_t)steps; q++) covered &= seen[q] == 1;
+                free(seen);
+            }
+    failed += report("split_plan_of: f3's work items cover every stage of every tile once", covered);
     return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
 
@@ -816,6 +844,9 @@ int main(int argc, char **argv) {
     p.b = (const fp8 *)gpu_alloc(b_bytes, "B");
     p.c = (float *)gpu_alloc(c_bytes, "C");
     p.peak_sink = (float *)gpu_alloc(2 * PEAK_BLOCKS_PER_SM * (size_t)p.sms * sizeof(float), "peak");
+    p.pieces = (float *)gpu_alloc((size_t)p.sms * F3_TILE * sizeof(float), "f3's pieces");
+    p.pieces_done = (unsigned *)gpu_alloc((size_t)p.sms * sizeof(unsigned), "f3's counters");
+    CHECK(cudaMemset(p.pieces_done, 0, (size_t)p.sms * sizeof(unsigned)));  // each piece's block resets its own
     p.host_a = (fp8 *)host_alloc(a_bytes, "A");
     p.host_b = (fp8 *)host_alloc(b_bytes, "B");
     p.host_c = (float *)host_alloc(c_bytes, "the results");
@@ -894,6 +925,8 @@ int main(int argc, char **argv) {
     CHECK(cudaFree((void *)p.b));
     CHECK(cudaFree(p.c));
     CHECK(cudaFree(p.peak_sink));
+    CHECK(cudaFree(p.pieces));
+    CHECK(cudaFree(p.pieces_done));
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.fa), free(p.fb), free(p.want);
     free(p.rows), free(p.cols), free(p.x), free(p.y);
     return rc;
