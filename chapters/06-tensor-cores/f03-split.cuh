@@ -5,7 +5,8 @@
 // last round into pieces along k, as many as there are blocks for them (132 / 44 = 3), each a run
 // of whole stages: every block works in the last round, for a third of the time. A piece's FP32
 // sums go to memory; the block that finishes a tile's last piece adds the pieces, in order, and
-// stores C. With no partial round, or too few blocks to share it, f3 runs as f2.
+// stores C. It launches a block on every SM, so that a problem of fewer tiles than SMs (one
+// partial round) is split too. With no partial round, or too few blocks to share it, it is f2.
 
 // How f3 shares the work out: the first `whole` tiles whole (the full rounds), then each of the
 // last round's `tail` tiles as `pieces` pieces along k. Pieces begin at a promotion (PROMOTE_K),
@@ -122,29 +123,38 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_split(
                 for (int i = 0; i < BN / 2; i++) sum[i] += acc[i];
             }
             if (item >= plan.whole && plan.pieces > 1) {
-                // A piece: its sums to memory, register i of the 256 consumer threads side by
-                // side. Then one thread counts the piece done; the block that counts the last
-                // piece reads them all back, after every other block's writes (the fences).
+                // A piece: its sums to memory, four registers a thread at a time, the 256
+                // consumer threads side by side. Then one thread counts the piece done, after a
+                // fence (release); the block that counts the last piece reads them all back
+                // (acquire), piece by piece.
                 size_t i = item - plan.whole, tile_at = i / plan.pieces;
                 int me = threadIdx.x - WG;
-                float *mine = pieces + i * (BN / 2) * (2 * WG);
+                float4 *mine = (float4 *)(pieces + i * F3_TILE) + me;
 #pragma unroll
-                for (int r = 0; r < BN / 2; r++) mine[r * 2 * WG + me] = sum[r];
-                __threadfence();                // this thread's sums out before the count
-                named_barrier(1, 2 * WG);       // every consumer thread's sums are out
+                for (int r = 0; r < BN / 2; r += 4)
+                    mine[r / 4 * 2 * WG] = make_float4(sum[r], sum[r + 1], sum[r + 2], sum[r + 3]);
+                named_barrier(1, 2 * WG);  // every consumer thread's sums are written
                 if (me == 0) {
+                    __threadfence();  // the sums before the count, for whoever reads the count
                     last_piece = atomicAdd(&done[tile_at], 1) == (unsigned)plan.pieces - 1;
-                    __threadfence();            // the count before the reads below
+                    __threadfence();  // the count before the reads below
                 }
                 named_barrier(1, 2 * WG);
                 if (!last_piece) continue;
-                const float *all = pieces + tile_at * plan.pieces * (BN / 2) * (2 * WG);
+                const float4 *all = (const float4 *)(pieces + tile_at * plan.pieces * F3_TILE) + me;
+                // the first piece's sums are where the adds start; a piece's loads are independent
 #pragma unroll
-                for (int r = 0; r < BN / 2; r++) {
-                    float total = 0.0f;
-                    for (int q = 0; q < plan.pieces; q++)  // in order: the same sum every run
-                        total += __ldcg(all + ((size_t)q * (BN / 2) + r) * (2 * WG) + me);
-                    sum[r] = total;
+                for (int r = 0; r < BN / 2; r += 4) {
+                    float4 v = __ldcg(all + r / 4 * 2 * WG);
+                    sum[r] = v.x, sum[r + 1] = v.y, sum[r + 2] = v.z, sum[r + 3] = v.w;
+                }
+                for (int q = 1; q < plan.pieces; q++) {  // in order: the same sum every run
+                    const float4 *from = all + (size_t)q * (F3_TILE / 4);
+#pragma unroll
+                    for (int r = 0; r < BN / 2; r += 4) {
+                        float4 v = __ldcg(from + r / 4 * 2 * WG);
+                        sum[r] += v.x, sum[r + 1] += v.y, sum[r + 2] += v.z, sum[r + 3] += v.w;
+                    }
                 }
                 if (me == 0) done[tile_at] = 0;  // ready for the next launch
             }
@@ -163,7 +173,7 @@ static void launch_f3(void *problem) {
     static bool ready = false;
     if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
     make_maps_fp8(p);
-    unsigned grid = min(tiles(p->m, p->n, BM, BN), (unsigned)p->sms);  // one block an SM
+    unsigned grid = (unsigned)p->sms;  // one block an SM, all of them: fewer tiles are split too
     kernel<<<grid, 3 * WG, ring_bytes<ring>()>>>(p->map_a, p->map_b192, p->c, p->m, p->n, p->k,
                                                  p->scale, p->pieces, p->pieces_done);
 }
