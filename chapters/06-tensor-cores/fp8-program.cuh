@@ -17,10 +17,11 @@
 //                  ordinary adds: the precision FP8's accumulators lack, for registers and adds
 //   f2 wide        f1 on a 128 x 192 tile: 96 accumulators and 96 FP32 sums a thread fit the
 //                  232 registers a consumer has, where 128 x 256 would need 256
-//   f3 split       f2 with its last round of tiles split along k, so that no block idles
-//                  through it: each piece's sums to memory, the last piece's block adds them
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
+//   f2-split       an experiment: f2 with its last round of tiles split along k, so that no
+//                  block idles through it: each piece's sums to memory, the last piece's block
+//                  adds them (slower than f2 where it splits; the README says by how much)
 //
 // Build and run:   make build/tensor-cores-fp8 && build/tensor-cores-fp8       (8192 x 8192 x 8192)
 //                  build/tensor-cores-fp8 -m 4096 -n 4096 -k 16384 -v f0,f1  (the error at large k)
@@ -133,8 +134,8 @@ typedef struct {
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
     CUtensorMap map_a, map_b128, map_b192, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
-    float *pieces;               // f3: the FP32 sums of its pieces, a tile's worth for each SM
-    unsigned *pieces_done;       // f3: the pieces of each split tile done, one counter an SM
+    float *pieces;               // f2-split: its pieces' FP32 sums, a tile's worth an SM
+    unsigned *pieces_done;       // f2-split: the pieces of each split tile done, a counter an SM
     // cuBLASLt: its handle, the product's layouts, and two plans (lt_plan): [0] for cublaslt, its
     // default mode, [1] for cublaslt-fast, fast accumulation
     cublasLtHandle_t lt;
@@ -497,7 +498,7 @@ static void launch_peak(void *problem) {
 #include "f00x-narrow.cuh"
 #include "f01-promoted.cuh"
 #include "f02-wide.cuh"
-#include "f03-split.cuh"
+#include "f02x-split.cuh"
 
 // -- the version table (FP8) ----------------------------------------------------------------------
 
@@ -509,9 +510,10 @@ static const version versions[] = {
     {"f0", "e4m3", launch_f0, NEEDS_SM90A},
     {"f1", "promoted", launch_f1, NEEDS_SM90A | PROMOTED},
     {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
-    {"f3", "split", launch_f3, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
+    // experiments on f2: its last round of tiles split along k
+    {"f2-split", "split", launch_f2_split, NEEDS_SM90A | PROMOTED},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -776,7 +778,7 @@ static int tc_self_test(void) {
     spread &= count == 3 && lines[0] == 0 && lines[1] == 1 && lines[2] == 2;
     free(lines);
     failed += report("pick_lines: 12 lines from the first to the last; all of a short side", spread);
-    // f3's plan: every stage of every tile in exactly one work item, pieces starting on a
+    // f2-split's plan: every stage of every tile in exactly one work item, pieces starting on a
     // promotion, at most one piece a block, and the whole tiles first; for 132 and 114 blocks
     bool covered = true;
     const size_t plan_tiles[] = {1, 44, 131, 132, 133, 176, 704, 2752, 11008};
@@ -797,7 +799,7 @@ static int tc_self_test(void) {
                 for (size_t q = 0; q < tiles * (size_t)steps; q++) covered &= seen[q] == 1;
                 free(seen);
             }
-    failed += report("split_plan_of: f3's work items cover every stage of every tile once", covered);
+    failed += report("split_plan_of: f2-split's work items cover every stage of every tile once", covered);
     return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
 
@@ -844,8 +846,8 @@ int main(int argc, char **argv) {
     p.b = (const fp8 *)gpu_alloc(b_bytes, "B");
     p.c = (float *)gpu_alloc(c_bytes, "C");
     p.peak_sink = (float *)gpu_alloc(2 * PEAK_BLOCKS_PER_SM * (size_t)p.sms * sizeof(float), "peak");
-    p.pieces = (float *)gpu_alloc((size_t)p.sms * F3_TILE * sizeof(float), "f3's pieces");
-    p.pieces_done = (unsigned *)gpu_alloc((size_t)p.sms * sizeof(unsigned), "f3's counters");
+    p.pieces = (float *)gpu_alloc((size_t)p.sms * SPLIT_TILE * sizeof(float), "f2-split's pieces");
+    p.pieces_done = (unsigned *)gpu_alloc((size_t)p.sms * sizeof(unsigned), "f2-split's counters");
     CHECK(cudaMemset(p.pieces_done, 0, (size_t)p.sms * sizeof(unsigned)));  // each piece's block resets its own
     p.host_a = (fp8 *)host_alloc(a_bytes, "A");
     p.host_b = (fp8 *)host_alloc(b_bytes, "B");

@@ -1,16 +1,16 @@
-// ---- f3 split -----------------------------------------------------------------------------------
-// f2's kernel, its last round of tiles split along k. A block takes tiles at a stride of one a
-// block (132 on an H100), so a run lasts ceil(tiles / 132) rounds of tiles; at 4096^3 f2 has 704
-// tiles, and the sixth round holds 44 while 88 blocks have nothing to do. f3 cuts each tile of the
-// last round into pieces along k, as many as there are blocks for them (132 / 44 = 3), each a run
-// of whole stages: every block works in the last round, for a third of the time. A piece's FP32
-// sums go to memory; the block that finishes a tile's last piece adds the pieces, in order, and
-// stores C. It launches a block on every SM, so that a problem of fewer tiles than SMs (one
-// partial round) is split too. With no partial round, or too few blocks to share it, it is f2.
+// ---- f2-split (f2 with its last round of tiles split along k) ---------------------------------
+// An experiment on f2. A block takes tiles at a stride of one a block (132 on an H100), so a run
+// lasts ceil(tiles / 132) rounds of tiles; at 4096^3 f2 has 704 tiles, and the sixth round holds
+// 44 while 88 blocks have nothing to do. f2-split cuts each tile of the last round into pieces
+// along k, as many as there are blocks for them (132 / 44 = 3), each a run of whole stages: every
+// block works in the last round, for a third of the time. A piece's FP32 sums go to memory; the
+// block that finishes a tile's last piece adds the pieces, in order, and stores C. It launches a
+// block on every SM, so that a problem of fewer tiles than SMs (one partial round) is split too.
+// With no partial round, or too few blocks to share it, it is f2. The README has what it measured.
 
-// How f3 shares the work out: the first `whole` tiles whole (the full rounds), then each of the
-// last round's `tail` tiles as `pieces` pieces along k. Pieces begin at a promotion (PROMOTE_K),
-// so a piece's sums are whole runs of f2's, and there are no more pieces than runs.
+// How f2-split shares the work out: the first `whole` tiles whole (the full rounds), then each of
+// the last round's `tail` tiles as `pieces` pieces along k. Pieces begin at a promotion
+// (PROMOTE_K), so a piece's sums are whole runs of f2's, and there are no more pieces than runs.
 struct split_plan {
     size_t whole, tail;
     int pieces;
@@ -27,8 +27,8 @@ __host__ __device__ inline split_plan split_plan_of(size_t tile_count, unsigned 
     return p;
 }
 
-// The FP32 sums of one piece: a 128 x 192 tile (f3's pieces hold one for each SM).
-constexpr size_t F3_TILE = 128 * 192;
+// The FP32 sums of one piece: a 128 x 192 tile (the pieces hold one for each SM).
+constexpr size_t SPLIT_TILE = 128 * 192;
 
 // Work item `item` of a plan: a tile and its stages first .. last - 1 (all of k for a whole tile).
 struct split_work {
@@ -45,7 +45,7 @@ __host__ __device__ inline split_work split_work_of(size_t item, split_plan p, i
 }
 
 template <int BM, int BN, int STAGES>
-__global__ __launch_bounds__(3 * WG, 1) void tc_f3_split(
+__global__ __launch_bounds__(3 * WG, 1) void tc_f2_split(
     const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
     float *c, size_t m, size_t n, size_t k, float scale, float *pieces, unsigned *done) {
 #ifdef KL_SM90A
@@ -129,7 +129,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_split(
                 // (acquire), piece by piece.
                 size_t i = item - plan.whole, tile_at = i / plan.pieces;
                 int me = threadIdx.x - WG;
-                float4 *mine = (float4 *)(pieces + i * F3_TILE) + me;
+                float4 *mine = (float4 *)(pieces + i * SPLIT_TILE) + me;
 #pragma unroll
                 for (int r = 0; r < BN / 2; r += 4)
                     mine[r / 4 * 2 * WG] = make_float4(sum[r], sum[r + 1], sum[r + 2], sum[r + 3]);
@@ -141,7 +141,8 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_split(
                 }
                 named_barrier(1, 2 * WG);
                 if (!last_piece) continue;
-                const float4 *all = (const float4 *)(pieces + tile_at * plan.pieces * F3_TILE) + me;
+                const float4 *all =
+                    (const float4 *)(pieces + tile_at * plan.pieces * SPLIT_TILE) + me;
                 // the first piece's sums are where the adds start; a piece's loads are independent
 #pragma unroll
                 for (int r = 0; r < BN / 2; r += 4) {
@@ -149,7 +150,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_split(
                     sum[r] = v.x, sum[r + 1] = v.y, sum[r + 2] = v.z, sum[r + 3] = v.w;
                 }
                 for (int q = 1; q < plan.pieces; q++) {  // in order: the same sum every run
-                    const float4 *from = all + (size_t)q * (F3_TILE / 4);
+                    const float4 *from = all + (size_t)q * (SPLIT_TILE / 4);
 #pragma unroll
                     for (int r = 0; r < BN / 2; r += 4) {
                         float4 v = __ldcg(from + r / 4 * 2 * WG);
@@ -164,12 +165,12 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_split(
 #endif
 }
 
-static void launch_f3(void *problem) {
+static void launch_f2_split(void *problem) {
     fp8_problem *p = (fp8_problem *)problem;
     constexpr int BM = 128, BN = 192;  // f2's tile
     constexpr int STAGES = 4;          // four stages of 40 KB: 160 KB, one block an SM
     typedef fp8_ring<BM, BN, STAGES> ring;
-    auto kernel = tc_f3_split<BM, BN, STAGES>;
+    auto kernel = tc_f2_split<BM, BN, STAGES>;
     static bool ready = false;
     if (!ready) allow_smem(kernel, ring_bytes<ring>()), ready = true;
     make_maps_fp8(p);
