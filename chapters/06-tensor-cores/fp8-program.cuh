@@ -21,7 +21,7 @@
 //                  the narrower tile it needs
 //   f2-split       an experiment: f2 with its last round of tiles split along k, so that no
 //                  block idles through it: each piece's sums to memory, the last piece's block
-//                  adds them (slower than f2 where it splits; the README says by how much)
+//                  adds them (no faster than f2 at 4096^3, slower where k is short: README)
 //
 // Build and run:   make build/tensor-cores-fp8 && build/tensor-cores-fp8       (8192 x 8192 x 8192)
 //                  build/tensor-cores-fp8 -m 4096 -n 4096 -k 16384 -v f0,f1  (the error at large k)
