@@ -848,7 +848,7 @@ int main(int argc, char **argv) {
     p.peak_sink = (float *)gpu_alloc(2 * PEAK_BLOCKS_PER_SM * (size_t)p.sms * sizeof(float), "peak");
     p.pieces = (float *)gpu_alloc((size_t)p.sms * SPLIT_TILE * sizeof(float), "f2-split's pieces");
     p.pieces_done = (unsigned *)gpu_alloc((size_t)p.sms * sizeof(unsigned), "f2-split's counters");
-    CHECK(cudaMemset(p.pieces_done, 0, (size_t)p.sms * sizeof(unsigned)));  // each piece's block resets its own
+    CHECK(cudaMemset(p.pieces_done, 0, (size_t)p.sms * sizeof(unsigned)));  // a tile's last block resets it
     p.host_a = (fp8 *)host_alloc(a_bytes, "A");
     p.host_b = (fp8 *)host_alloc(b_bytes, "B");
     p.host_c = (float *)host_alloc(c_bytes, "the results");
