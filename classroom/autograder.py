@@ -37,7 +37,7 @@ import sys
 import zipfile
 
 from exercises import ROOT, UsageError, chapter_line, find_exercise  # the grader's own
-from scoring import secret_bytes
+from scoring import secret_bytes, secret_missing
 
 EXIT_USAGE = 2
 SECRET_FILE = "grade-secret"
@@ -194,7 +194,21 @@ root=${KL_AUTOGRADER_ROOT:-/autograder}
 source_dir=$root/source
 results=$root/results
 mkdir -p "$results"
-cd "$source_dir" || exit 1  # no results.json: Gradescope reports a failed autograder, no score
+# The zip belongs in source/: unpacked anywhere else there is no grader to run. One line saying
+# so, a results.json that grades nothing, and exit 1 (the autograder failed, not the student).
+if [ ! -f "$source_dir/classroom/autograder.py" ]; then
+    echo "run_autograder: no grader in $source_dir: unpack the zip into source/, beside" \
+        "submission/ and results/ (docs/instructors.md)" >&2
+    why="the autograder's files are not where it runs (the zip is not unpacked in source/)"
+    cat > "$results/results.json" <<EOF
+{"score": 0, "visibility": "after_published", "output": "NOT GRADED: $why",
+ "tests": [{"name": "NOT GRADED: the autograder could not run", "score": 0, "max_score": 0,
+            "output": "$why", "visibility": "visible"}],
+ "extra_data": {"incomplete": "$why"}}
+EOF
+    exit 1
+fi
+cd "$source_dir" || exit 1
 export PATH="$PATH:/usr/local/cuda/bin"
 if [ -d /usr/local/cuda/lib64 ]; then
     export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64"
@@ -203,7 +217,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # results.json from what the grader wrote in $work/out, or NOT GRADED with a reason ($1)
 report() {
-    python3 classroom/autograder.py results "$work/out" "$results/results.json" ${1:+--why "$1"}
+    python3 classroom/autograder.py results "$work/out" "$results/results.json" ${1:+--why "$1"} ||
+        { echo "run_autograder: no results.json written (python3 failed above)" >&2; exit 1; }
     [ -f "$work/out/report.txt" ] && cat "$work/out/report.txt"
     exit 0
 }
@@ -249,7 +264,7 @@ def build(args):
         raise UsageError("say where the zip goes: DEST=<dir>")
     secret = secret_bytes()
     if secret is None and not args.public_secret:
-        raise UsageError("set GRADE_SECRET (or GRADE_SECRET_FILE) before making an autograder: the "
+        raise UsageError(f"{secret_missing()} before making an autograder: the "
                          "zip carries it for the secret cases (make's PUBLIC_SECRET=1 makes one "
                          "without, whose secret cases anyone with this repository can derive)")
     if secret is not None and b"\0" in secret:

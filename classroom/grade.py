@@ -42,9 +42,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import source  # noqa: E402
 from exercises import ROOT, UsageError, all_exercises, find_exercise, validate  # noqa: E402
 from kits import write_kit  # noqa: E402
-from reports import (Book, atomic_write, iso, parse_deadline, read_roster,  # noqa: E402
+from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso,  # noqa: E402
+                     parse_deadline, read_gradebook, read_roster, row_deadline,
                      update_gradebook, write_gradebook, write_grading)
-from scoring import Grading, secret_bytes  # noqa: E402
+from scoring import Grading, secret_bytes, secret_id, secret_missing  # noqa: E402
 from submission import submitted_at  # noqa: E402
 from toolchain import (GraderError, Toolchain, gpu_count, gpu_lock, gpu_reason,  # noqa: E402
                        reference_binary, sanitizer, student_user, verifier_binary)
@@ -106,6 +107,12 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
     skipped: (name, why) for what the submissions folder holds that is not a submission, each a
     row of the gradebook with its reason; book: the gradebook's roster and deadline."""
     deadline = (book or book_of(args)).deadline
+    if single and deadline is None:  # a regrade into a class's folder: the deadline its row names
+        path = class_gradebook(out_root)
+        try:
+            deadline = row_deadline(read_gradebook(path)[1], students[0][0], path)
+        except ValueError as e:  # an extension typed into the cell as a date alone, say
+            raise UsageError(str(e)) from None
     work_root = tempfile.mkdtemp(prefix="kl-grade-")
     os.chmod(work_root, 0o711)  # an unprivileged user may pass through to its own folders
     try:
@@ -158,8 +165,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
         if not single:
             write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped, book)
         else:  # a student regraded into a class's folder: their row of its gradebook follows
-            update_gradebook(ex, gradings[0], os.path.join(os.path.dirname(
-                os.path.abspath(out_root)), "gradebook.csv"), deadline)
+            update_gradebook(ex, gradings[0], class_gradebook(out_root), deadline)
         if problem:
             print(f"grade: {problem}", file=sys.stderr)
             return EXIT_GRADER
@@ -180,6 +186,12 @@ def cmd_grade(args):
         stem = os.path.splitext(name)[0]
         mine = stem == ex.topic or name in ex.region_files()
         name = os.path.basename(os.path.dirname(path)) if mine else stem
+    book = class_gradebook(args.out)
+    others = sorted(gradebook_secrets(book) - {secret_id()})
+    if others:  # its row would be graded on other secret cases than the rest of the class
+        raise UsageError(f"{book} was graded with another secret ({', '.join(others)} in its "
+                         f"secret column; this one is {secret_id()}): regrade with the class's "
+                         f"secret, or grade into a folder of its own")
     return grade_many(ex, [(name, args.submission)], args.out, Toolchain(args, ex), args, True)
 
 
@@ -191,7 +203,7 @@ def cmd_grade_all(args):
     if not os.path.isdir(args.submissions):
         raise UsageError(f"{args.submissions} is not a folder")
     if secret_bytes() is None and not args.public_secret:
-        raise UsageError("set GRADE_SECRET (or GRADE_SECRET_FILE) before grading a class: without "
+        raise UsageError(f"{secret_missing()} before grading a class: without "
                          "it the secret cases are the same for anyone who has this repository "
                          "(make's PUBLIC_SECRET=1, grade.py's --public-secret, grades without one)")
     students, skipped = [], []
@@ -206,6 +218,7 @@ def cmd_grade_all(args):
             students.append((os.path.splitext(d)[0], path))
         else:
             skipped.append((d, "not a student's folder, .cu or .cuh file"))
+    book = book_of(args)  # a bad roster or deadline: one line, before anything else is said
     names = [n for n, _ in students]
     for n in sorted({n for n in names if names.count(n) > 1}):  # alice/ and alice.cu
         skipped.append((n, "both a folder and a file of that name: neither is graded; keep one"))
@@ -214,7 +227,6 @@ def cmd_grade_all(args):
         print(f"grade-all: skipped {name}: {why}")
     if not students:
         raise UsageError(f"{args.submissions} holds no student folders, .cu or .cuh files")
-    book = book_of(args)
     if book.roster is not None:
         for name, _ in students:
             if name not in book.roster:
@@ -236,10 +248,10 @@ def book_of(args):
         if getattr(args, "deadline", None):
             deadline = parse_deadline(args.deadline)
     except OSError as e:
-        raise UsageError(f"the roster: {e}") from None
-    except ValueError as e:
-        raise UsageError(f"{e} (ROSTER= is a CSV file with columns id, name, folder; DEADLINE= an "
-                         f"ISO time such as 2025-03-01T23:59:00+01:00)") from None
+        raise UsageError(f"ROSTER={args.roster}: {e.strerror or e}") from None
+    except ValueError as e:  # parse_deadline's say what to write; read_roster's get the columns
+        raise UsageError(str(e) if str(e).startswith("DEADLINE=") else
+                         f"{e} (ROSTER= is a CSV file with columns id, name, folder)") from None
     return Book(roster, deadline)
 
 

@@ -12,7 +12,7 @@ import sys
 import time
 from xml.etree import ElementTree as ET
 
-from scoring import secret_bytes
+from scoring import secret_bytes, secret_id, secret_missing
 
 
 def summary(g):
@@ -20,7 +20,7 @@ def summary(g):
     score, most = g.total()
     lines = [f"grade {g.ex.label} ({g.ex.title}): {g.student}",
              f"  seed {g.seed}" + ("" if secret_bytes() else
-                                   " (no GRADE_SECRET: the secret cases are public)")]
+                                   f" (no secret: the secret cases are public; {secret_missing()})")]
     if g.incomplete:
         lines.append(f"  INCOMPLETE: {g.incomplete}")
     width = max(len(c.name) for c in g.cases)
@@ -130,7 +130,7 @@ class Book:
     def head(self, cases):
         return ((["id", "name", "roster"] if self.roster is not None else [])
                 + ["student", "total", "max_score", "incomplete"]
-                + (["submitted", "deadline", "late"] if self.deadline else []) + cases)
+                + (["submitted", "deadline", "late"] if self.deadline else []) + cases + ["secret"])
 
 
 def read_roster(path):
@@ -154,10 +154,19 @@ def read_roster(path):
     return roster
 
 
-def parse_deadline(text):
+def parse_deadline(text, what="DEADLINE"):
     """An ISO 8601 time ("2025-03-01T23:59:00+01:00", "...Z"); one without a zone is the grading
-    machine's local time. Raises ValueError."""
-    t = datetime.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    machine's local time. A date alone is refused: midnight at its start, or its end, would be a
+    guess. Raises ValueError saying what to write; `what` names where the text came from."""
+    form = "write it as 2025-03-01T23:59:00+01:00 (ISO 8601; without a zone, this machine's time)"
+    text = text.strip()
+    said = f"{what}={text!r}" if what == "DEADLINE" else f"{what} {text!r}"
+    try:
+        t = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{said} is not a time: {form}") from None
+    if len(text) <= 10:  # 2025-03-01: fromisoformat makes it 00:00
+        raise ValueError(f"{said} has no time of day: {form}")
     return t if t.tzinfo else t.astimezone()
 
 
@@ -180,7 +189,9 @@ def gradebook_row(g, book, who=("", "", "")):
     row = dict(zip(("id", "name", "roster"), who))
     row.update(student=g.student, total="" if g.incomplete else f"{score:.2f}",
                max_score=f"{most:g}", incomplete=g.incomplete or "")
-    row.update({c.name: "" if c.skipped else f"{c.score:.2f}" for c in g.cases})
+    # an unfinished grading's cases are empty too: no partial score to add up as a grade
+    row.update({c.name: "" if c.skipped or g.incomplete else f"{c.score:.2f}" for c in g.cases})
+    row["secret"] = g.secret_id
     if book.deadline:
         row.update(zip(("submitted", "deadline", "late"), late_cells(g.submitted[0], book.deadline)))
     return row
@@ -226,25 +237,54 @@ def write_gradebook(ex, gradings, path, skipped=(), book=None):
           (f", {len(extra)} not on the roster (graded, flagged)" if extra else ""))
 
 
+def class_gradebook(out):
+    """The gradebook of the class whose folder holds a student's report folder `out`."""
+    return os.path.join(os.path.dirname(os.path.abspath(out)), "gradebook.csv")
+
+
+def read_gradebook(path):
+    """(head, rows) of a gradebook; ([], []) when there is none to update."""
+    if not os.path.isfile(path) or os.path.islink(path):
+        return [], []
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+        f.seek(0)
+        head = next(csv.reader(f), [])
+    return head, rows
+
+
+def gradebook_secrets(path):
+    """The secrets (secret_id) that graded a gradebook's rows."""
+    return {r["secret"] for r in read_gradebook(path)[1] if r.get("secret")}
+
+
+def row_deadline(rows, student, path="the gradebook"):
+    """The deadline a gradebook names for a student: their row's (an extension), else the
+    class's; None without one. Raises ValueError for a cell that is no time."""
+    old = next((r for r in rows if r.get("student") == student), None)
+    named = (old or {}).get("deadline") or next((r["deadline"] for r in rows if r.get("deadline")), "")
+    return parse_deadline(named, f"{path}: {student}'s deadline cell") if named else None
+
+
 def update_gradebook(ex, g, path, deadline=None):
     """After `make grade` of one student into a class's folder (OUT=grades/alice beside
     grades/gradebook.csv): that student's row is replaced, or added, so the gradebook says
     what the newest grading says. The roster's columns are kept from the old row; the late
     column follows `deadline`, else the deadline the old row names."""
-    if not os.path.isfile(path) or os.path.islink(path):
+    head, rows = read_gradebook(path)
+    if not head:
         return
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-        f.seek(0)
-        head = next(csv.reader(f), [])
     cases = [c.name for c in g.cases]
     old = next((r for r in rows if r.get("student") == g.student), None)
     if deadline is None and "deadline" in head:  # the deadline the rows name (an extension: its own)
-        named = (old or {}).get("deadline") or next((r["deadline"] for r in rows if r.get("deadline")), "")
-        deadline = parse_deadline(named) if named else None
+        deadline = row_deadline(rows, g.student)
     book = Book({} if "roster" in head else None, deadline if "late" in head else None)
     if head != book.head(cases) or ("late" in head and not deadline):
         print(f"grade: {path} has other columns (another exercise?): left as it was", file=sys.stderr)
+        return
+    others = gradebook_secrets(path) - {g.secret_id}
+    if others:  # grade.py refuses this before grading; a gradebook edited meanwhile gets here
+        print(f"grade: {path} was graded with another secret: left as it was", file=sys.stderr)
         return
     if old:  # a roster's student with no submission at the class's grading has one now
         who = (old.get("id", ""), old.get("name", ""),

@@ -69,6 +69,27 @@ def secret_bytes():
     return None
 
 
+def secret_missing():
+    """Why secret_bytes() found none, as the start of an error message: the file GRADE_SECRET_FILE
+    names may be missing or empty, which an instructor would not guess from "set GRADE_SECRET"."""
+    path = os.environ.get("GRADE_SECRET_FILE")
+    if path and not os.path.exists(path):
+        return f"GRADE_SECRET_FILE names {path}, which does not exist (write your secret there)"
+    if path:
+        return f"GRADE_SECRET_FILE names {path}, which is empty"
+    return "set GRADE_SECRET (or GRADE_SECRET_FILE)"
+
+
+def secret_id(secret=None):
+    """What the gradebook's secret column shows of the secret that graded a row: 12 hex digits of
+    an HMAC (the secret cannot be had from them), or "public" with none. Rows graded with other
+    secrets had other secret cases, so a regrade must use the class's secret."""
+    secret = secret_bytes() if secret is None else secret
+    if not secret:
+        return "public"
+    return hmac.new(secret, b"kernel-ladder gradebook", hashlib.sha256).hexdigest()[:12]
+
+
 def derive(secret, ex, label):
     """A number drawn from the secret for this exercise: the same for every student."""
     mac = hmac.new(secret, f"{ex.label}/{label}".encode(), hashlib.sha256).digest()
@@ -114,6 +135,7 @@ class Grading:
     def __init__(self, ex, student, sub, out_dir, work):
         self.ex, self.student, self.sub, self.out_dir, self.work = ex, student, sub, out_dir, work
         self.cases, self.seed = plan(ex, secret_bytes())
+        self.secret_id = secret_id()  # the gradebook's secret column (reports.py)
         self.notes, self.binary, self.incomplete = [], None, None
         self.user = None  # who its program runs as: grade_many sets it (toolchain.student_user)
         self.baseline = "the baseline"  # the row the speed runs measure against

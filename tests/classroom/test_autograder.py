@@ -213,18 +213,24 @@ def test_refusals(tmp):
     """make autograder's mistakes get one line and exit 2 (make reports "Error 2"), no zip."""
     dest = os.path.join(tmp, "refused")
     nosecret = env_with(GRADE_SECRET=None, GRADE_SECRET_FILE=None, HOME=tmp)
-    cases = [(("CH=01-transpose", "EX=tiled", f"DEST={dest}"), "GRADE_SECRET", nosecret),
-             (("CH=01-transpose", "EX=nosuch", f"DEST={dest}"), "no exercise", None),
-             (("CH=01-transpose", "EX=../tiled", f"DEST={dest}"), "no exercise", None),
-             (("CH=01-transpose", f"DEST={dest}"), "name the exercise", None),
-             (("CH=01-transpose", "EX=tiled"), "DEST", None)]
-    for args, word, env in cases:
+    empty = os.path.join(tmp, "empty-secret")
+    open(empty, "w").close()
+    tiled = ("CH=01-transpose", "EX=tiled", f"DEST={dest}")
+    cases = [(tiled, "GRADE_SECRET", nosecret, " (no GRADE_SECRET, no GRADE_SECRET_FILE)"),
+             (tiled, "does not exist", dict(nosecret, GRADE_SECRET_FILE=os.path.join(tmp, "nosuch")),
+              " (GRADE_SECRET_FILE names no file)"),
+             (tiled, "is empty", dict(nosecret, GRADE_SECRET_FILE=empty),
+              " (GRADE_SECRET_FILE names an empty file)"),
+             (("CH=01-transpose", "EX=nosuch", f"DEST={dest}"), "no exercise", None, ""),
+             (("CH=01-transpose", "EX=../tiled", f"DEST={dest}"), "no exercise", None, ""),
+             (("CH=01-transpose", f"DEST={dest}"), "name the exercise", None, ""),
+             (("CH=01-transpose", "EX=tiled"), "DEST", None, "")]
+    for args, word, env, note in cases:
         p = make("autograder", *args, env=env or env_with(GRADE_SECRET=SECRET))
         lines = [l for l in p.stderr.split("\n") if l.startswith("autograder:")]
         check(p.returncode != 0 and "Error 2" in p.stderr and len(lines) == 1 and word in lines[0]
               and not glob.glob(os.path.join(dest, "*.zip")),
-              f"make autograder {' '.join(args).replace(tmp, 'TMP')}"
-              f"{' (no GRADE_SECRET, no GRADE_SECRET_FILE)' if env else ''}: one line naming "
+              f"make autograder {' '.join(args).replace(tmp, 'TMP')}{note}: one line naming "
               f"'{word}', exit 2, no zip", p.stderr[-300:])
 
 
@@ -350,6 +356,19 @@ def test_run_without_gpu(zip_path, tmp):
           and "(args: -m " in out and "(args: -m " not in json.dumps(res),
           "run_autograder: the secret leaves its file before grading and appears nowhere; the "
           "secret sizes go to the instructor's log (stdout), not to results.json")
+    # the zip unpacked in the folder itself, not in source/ (an easy slip by hand): one line that
+    # says where it belongs, a results.json that grades nothing, and a failed run (exit 1)
+    wrong = os.path.join(tmp, "gs-flat")
+    os.makedirs(os.path.join(wrong, "results"))
+    with zipfile.ZipFile(zip_path) as z:
+        z.extractall(wrong)
+    os.chmod(os.path.join(wrong, "run_autograder"), 0o755)
+    write_kit("01-transpose", "tiled", os.path.join(wrong, "submission"), solution=True)
+    rc2, out2, res2 = run_autograder(wrong)
+    check(rc2 == 1 and res2 is not None and not gradescope_problems(res2) and not_graded(res2)
+          and "unpack the zip into source/" in out2,
+          "run_autograder with the zip unpacked outside source/: exit 1, one line saying where it "
+          "belongs, and a NOT GRADED results.json", f"exit {rc2}: {out2[-300:]}")
     # the same container again: the secret is gone, so no grading with public sizes
     os.remove(os.path.join(root, "results", "results.json"))
     rc, out, res = run_autograder(root)

@@ -484,6 +484,34 @@ def test_grading_without_gpu(tmp, gpu):
           and all(row[r["student"]] == r for r in book if r["student"] != "syntax"),
           "grade: regrading one student into the class's folder updates that row of gradebook.csv "
           "and no other", f"{row.get('syntax')} {p.stderr[-200:]}")
+    mine = scoring.secret_id(os.environ["GRADE_SECRET"].encode())
+    check(all(r["secret"] == mine for r in book2 if not r["incomplete"].startswith("skipped"))
+          and all(r["secret"] == "" for r in book2 if r["incomplete"].startswith("skipped"))
+          and os.environ["GRADE_SECRET"] not in open(os.path.join(out, "gradebook.csv")).read(),
+          "gradebook: a secret column names the secret that graded each row (12 hex digits of an "
+          "HMAC, not the secret)", str([r["secret"] for r in book2]))
+    if not gpu:
+        check(row["syntax"]["total"] == "" and row["syntax"]["compile"] == ""
+              and row["syntax"]["incomplete"],
+              "gradebook: an unfinished grading's row (no GPU) has no total and no case scores, "
+              "only the reason", str(row["syntax"]))
+    # a regrade with another secret, or none (a new shell without GRADE_SECRET), is refused
+    # before grading: its row would have other secret cases than the rest of the class
+    for what, secret in (("no secret", None), ("another secret", "not-the-class-secret")):
+        env = dict(os.environ, HOME=tmp)
+        env.pop("GRADE_SECRET", None)
+        if secret:
+            env["GRADE_SECRET"] = secret
+        p = subprocess.run(["make", "-s", "--no-print-directory", "-o", "all", "grade",
+                            "CH=01-transpose", "EX=tiled", f"SUB={again}",
+                            f"OUT={os.path.join(out, 'syntax')}"], cwd=ROOT, capture_output=True,
+                           text=True, env=env)
+        with open(os.path.join(out, "gradebook.csv")) as f:
+            book3 = list(csv.DictReader(f))
+        lines = [l for l in p.stderr.split("\n") if l.startswith("grade:")]
+        check(p.returncode != 0 and len(lines) == 1 and "another secret" in lines[0]
+              and book3 == book2, f"grade: a regrade into the class's folder with {what} is "
+              "refused in one line, the gradebook left as it was", p.stderr[-300:])
     if gpu:
         print("SKIP grading the reference solutions without a GPU: a GPU is here (the GPU tests grade them)")
         return
@@ -803,6 +831,13 @@ def test_roster_and_deadline(tmp):
                   f"OUT={os.path.join(out, name)}")
     with open(os.path.join(out, "gradebook.csv")) as f:
         book2 = {r["student"]: r for r in csv.DictReader(f)}
+    reports = ""
+    for name in ("alice", "carol"):
+        with open(os.path.join(out, name, "report.txt")) as f:
+            reports += f.read()
+    check(reports.count("the deadline is 2025-03-01T22:59:00Z") == 2,
+          "grade: a regrade into the class's folder without DEADLINE= says in its report the "
+          "deadline its gradebook row names", reports[-300:])
     a2, c2 = book2.get("alice", {}), book2.get("carol", {})
     check(list(book2) == list(book) and a2.get("id") == "1001" and a2.get("late") == "0"
           and c2.get("id") == "1003" and c2.get("roster") == "" and c2.get("late") == "36.00"
@@ -812,13 +847,21 @@ def test_roster_and_deadline(tmp):
           f"{a2} {c2} {p2.stderr[-200:]}")
     with open(roster + "x", "w") as f:
         f.write("id,name\n1,A\n")
+    os.makedirs(os.path.join(subs, "scratch"))  # not a submission: it is not named before the error
+    with open(os.path.join(subs, "scratch.txt"), "w") as f:
+        f.write("a loose file\n")
     for what, args, word in (("a roster without a folder column", ["ROSTER=" + roster + "x"], "roster"),
-                             ("a deadline that is no time", ["DEADLINE=tomorrow"], "ISO")):
+                             ("a roster that is not there", ["ROSTER=" + roster + "-nosuch"],
+                              "No such file"),
+                             ("a deadline that is no time", ["DEADLINE=tomorrow"], "ISO"),
+                             ("a deadline with no time of day", ["DEADLINE=2025-03-01"],
+                              "no time of day")):
         p = make("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={subs}",
                  f"OUT={os.path.join(tmp, 'roster-bad')}", *args)
         lines = [l for l in p.stderr.split("\n") if l.startswith("grade:")]
-        check(p.returncode != 0 and len(lines) == 1 and word in lines[0],
-              f"grade-all with {what}: one line naming the {word}, exit 2", p.stderr[-300:])
+        check(p.returncode != 0 and len(lines) == 1 and word in lines[0] and "grade-all" not in p.stdout,
+              f"grade-all with {what}: one line naming the {word}, before anything else, exit 2",
+              p.stdout[-200:] + p.stderr[-300:])
 
 
 def test_substeps():
