@@ -399,7 +399,7 @@ static void matmul_check(void *problem, const version *v, check_result *r) {
 #endif
 }
 
-// The CSV's extra column: the version v16 ran, on v16's and v17's rows (empty on the others).
+// The CSV's extra column: the version v16 ran, on the rows of v16 to v19 (empty on the others).
 static double picked(void *problem, double ms_median) {
     (void)ms_median;
     matmul_problem *p = (matmul_problem *)problem;
