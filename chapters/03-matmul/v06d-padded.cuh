@@ -1,8 +1,9 @@
 // ---- v6d padded ---------------------------------------------------------------------------------
-// The only change: PAD columns of padding on each row of the transposed tile of A. A warp's
-// transposing stores write 4 rows of one column each, 32 lanes of consecutive rows; rows of
-// BM + PAD floats put row r of step kk in bank (4 kk + r) % 32 instead of r % 32, so the stores
-// of a warp fall in different banks.
+// The only change: PAD columns of padding on each row of the transposed tile of A. A lane holds
+// 4 consecutive k of one row of A, two lanes a row, so one transposing store of a warp covers
+// 16 consecutive rows at two steps, kk and kk + 4. Rows of BM floats put both steps of row r in
+// bank r % 32, two lanes a bank; rows of BM + PAD put row r of step kk in bank (4 kk + r) % 32,
+// so step kk + 4 lands 16 banks over and the warp's 32 stores fall in 32 different banks.
 template <int BM, int BN, int BK, int TM, int TN, bool VA, bool VB,
           int RB_THREADS = BM / TM * BN / TN,
           int A_PER_THREAD = BM * BK / RB_THREADS, int B_PER_THREAD = BK * BN / RB_THREADS>
