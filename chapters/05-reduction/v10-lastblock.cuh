@@ -2,7 +2,7 @@
 
 // v9's loads, with no memset and no float atomics: each block writes its sum to
 // partials[block], then counts itself done with an integer atomic. The block that counts last
-// knows every sum is written; it adds them in block order, writes the result and resets the
+// knows every sum is written; it adds them in a fixed order, writes the result and resets the
 // counter for the next launch. One kernel, and the same order of adds every run: the same bits.
 //
 // The counter starts at zero when the program loads and every launch leaves it at zero; one
