@@ -39,7 +39,9 @@ QUOTE = re.compile(r"(\S+) (.*?) (\S+)$")  # NAME FILTERS COLUMN, as in a result
 PIVOT = re.compile(r"(<!-- pivot (.*?) -->\n)(.*?)(<!-- /pivot -->)", re.S)
 SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
 RUBRIC = re.compile(r"(<!-- rubric -->\n)(.*?)(<!-- /rubric -->)", re.S)
-SAMPLE = re.compile(r"(<!-- grading sample -->\n)(.*?)(<!-- /grading sample -->)", re.S)
+# <!-- grading sample --> reads the default GPU's folder; <!-- grading sample h100-80gb-hbm3 -->
+# names another
+SAMPLE = re.compile(r"(<!-- grading sample(?: ([\w.-]+))? -->\n)(.*?)(<!-- /grading sample -->)", re.S)
 EXERCISES = re.compile(r"(<!-- exercises( all)? -->\n)(.*?)(<!-- /exercises -->)", re.S)
 sys.path.insert(0, os.path.join(ROOT, "classroom"))
 
@@ -422,7 +424,7 @@ def main():
         new = RATIO.sub(lambda m: render_ratio(m, gpu, path), new)
         new = SUMMARY.sub(lambda m: m.group(1) + render_summary(m.group(2)) + m.group(4), new)
         new = RUBRIC.sub(lambda m: m.group(1) + render_rubric(path) + m.group(3), new)
-        new = SAMPLE.sub(lambda m: m.group(1) + render_sample(gpu) + m.group(3), new)
+        new = SAMPLE.sub(lambda m: m.group(1) + render_sample(m.group(2) or gpu) + m.group(4), new)
         new = EXERCISES.sub(lambda m: m.group(1) + render_exercises(path, bool(m.group(2))) +
                             m.group(4), new)
         rel = os.path.relpath(path, ROOT)
