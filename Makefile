@@ -183,9 +183,10 @@ profile: $(TOOL_DEPS)
 
 # make ncu CH=06-tensor-cores: the counters of chapters/CH/profile.metrics for the kernels that
 # chapters/CH/ncu.args names, into plots/results/<gpu>/ncu/CH.csv (README evidence); a second
-# program's kernels (03's matmul-f64) from ncu-f64.args into CH-f64.csv.
+# program's kernels (03's matmul-f64) from ncu-f64.args into CH-f64.csv. V=v12,v12-halves
+# profiles only those versions' lines, their rows merged into the CSVs already there.
 ncu: $(TOOL_DEPS)
-	@bash tests/ncu.sh "$(CH)"
+	@bash tests/ncu.sh "$(CH)" "$(V)"
 
 # make ladder CH=03-matmul: the chapter's steps, one file each, and how many lines each changes;
 # make diff CH=03-matmul B=v6 (A=v5): one step as a unified diff of the two versions' files.
@@ -245,6 +246,7 @@ help:
 	@echo "make sanitize   [CH=NN-topic] compute-sanitizer memcheck, racecheck, initcheck, synccheck"
 	@echo "make profile    CH=NN-topic V=vN  Nsight Compute with the chapter's metrics"
 	@echo "make ncu        CH=NN-topic  the chapter's counters (ncu.args) into plots/results/<gpu>/ncu/"
+	@echo "                (V=v1,v2: only those versions, merged into the CSVs there)"
 	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
 	@echo "make ladder     CH=NN-topic  the chapter's steps, a file each, and the lines each changes"
 	@echo "make diff       CH=NN-topic B=vN [A=vM]  one step as a diff (A: the step before B)"

@@ -10,14 +10,25 @@
 # A chapter of several programs (chapters/CH/programs) profiles its first with ncu.args and
 # another, topic-SUFFIX, with ncu-SUFFIX.args where there is one (03's matmul-f64:
 # ncu-f64.args), into plots/results/<gpu>/ncu/CH-SUFFIX.csv.
+# make ncu CH=06-tensor-cores V=v12,v12-halves profiles only the lines of those versions and
+# merges their rows into the CSVs already there (the other rows kept as they were).
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
-ch=${1:-}
-if [ -z "$ch" ]; then echo "usage: make ncu CH=NN-topic"; exit 2; fi
+ch=${1:-} only=${2:-}
+if [ -z "$ch" ]; then echo "usage: make ncu CH=NN-topic [V=v1,v2]"; exit 2; fi
 d=$(chapters "$ch") || exit 2
 name=$(basename "$d")
 if [ ! -f "$d/ncu.args" ]; then echo "make ncu: $d has no ncu.args"; exit 2; fi
+if [ -n "$only" ]; then  # every version named must have a line, or the merge would hide a typo
+    for v in ${only//,/ }; do
+        found=0
+        for f in "$d"/ncu*.args; do
+            while read -r line; do [ "$(echo ${line%%|*})" = "$v" ] && found=1; done < <(arg_lines "$f")
+        done
+        if [ $found = 0 ]; then echo "make ncu: no line of $d/ncu*.args profiles $v"; exit 2; fi
+    done
+fi
 ncu=$(command -v ncu || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")
 if [ ! -x "$ncu" ]; then echo "make ncu: ncu (Nsight Compute) not found; install it with the CUDA toolkit"; exit 1; fi
 if ! reason=$(gpu_present); then echo "make ncu: $reason"; exit 3; fi
@@ -39,6 +50,7 @@ for program in $(programs "$d"); do
         # the regex is everything between the first and the last |, so it may hold | itself
         rest=${line#*|} args=${line##*|}
         version=$(echo ${line%%|*}) regex=$(echo ${rest%|*})
+        if [ -n "$only" ] && [[ ",$only," != *",$version,"* ]]; then continue; fi
         nth=3
         if [[ $regex =~ ^(.*)@([0-9]+)$ ]]; then regex=${BASH_REMATCH[1]} nth=${BASH_REMATCH[2]}; fi
         i=$((i + 1))
@@ -56,7 +68,8 @@ for program in $(programs "$d"); do
         fi
         echo "$version|$args" >"$tmp/$i.what"
     done < <(arg_lines "$d/ncu$suffix.args")
-    if python3 plots/ncu.py "$name$suffix" "$tmp" "$out/$name$suffix.csv" "$metrics"; then
+    if [ -n "$only" ] && ! ls "$tmp"/*.what >/dev/null 2>&1; then continue; fi  # none of V here
+    if python3 plots/ncu.py "$name$suffix" "$tmp" "$out/$name$suffix.csv" "$metrics" ${only:+--merge}; then
         echo "make ncu: wrote $out/$name$suffix.csv"
     else
         status=1

@@ -47,6 +47,38 @@ with tempfile.TemporaryDirectory(prefix="kl-test-ncu-") as tmp:
     r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
                         tmp, out, metrics], capture_output=True, text=True)
     check(r.returncode != 0 and "no kernel profiled" in r.stdout, "ncu.py: a line with no kernel fails")
+    # --merge (make ncu V=): a row of the same version and sizes replaced where it stands, a new
+    # one appended, the others kept; a file of other columns, or none, is refused
+    head = "chapter,version,m,n,k,kernel,gpu__time_duration.sum,dram__bytes_read.sum,sm__no_such_metric.sum\n"
+    before = head + ("06-tensor-cores,v8,8192,8192,8192,k8,1,2,\n"
+                     "06-tensor-cores,v9,8192,8192,8192,old,3,4,\n"
+                     "06-tensor-cores,v9,4096,4096,4096,k9,5,6,\n")
+    open(out, "w").write(before)
+    open(os.path.join(tmp, "1.csv"), "w").write(RAW)
+    open(os.path.join(tmp, "2.csv"), "w").write(RAW)
+    open(os.path.join(tmp, "2.what"), "w").write("v12-halves| -m 8192 -n 8192 -k 8192 -v v12-halves\n")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
+                        tmp, out, metrics, "--merge"], capture_output=True, text=True)
+    got = [(row["version"], row["m"], row["kernel"]) for row in csv.DictReader(open(out))]
+    check(r.returncode == 0 and got == [("v8", "8192", "k8"),
+                                        ("v9", "8192", "tc_v8_persistent<256, 4, grouped_order>"),
+                                        ("v9", "4096", "k9"),
+                                        ("v12-halves", "8192", "tc_v8_persistent<256, 4, grouped_order>")],
+          "ncu.py --merge: the re-profiled row in place, the new one at the end, the others kept")
+    open(out, "w").write(before.replace("sm__no_such_metric.sum", "sm__other.sum"))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
+                        tmp, out, metrics, "--merge"], capture_output=True, text=True)
+    check(r.returncode != 0 and "other columns" in r.stdout and "sm__other.sum" in open(out).read(),
+          "ncu.py --merge: a CSV of other metrics is refused and left as it was")
+    os.remove(out)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
+                        tmp, out, metrics, "--merge"], capture_output=True, text=True)
+    check(r.returncode != 0 and "nothing to merge into" in r.stdout and not os.path.exists(out),
+          "ncu.py --merge: no CSV to merge into is an error")
+    r = subprocess.run(["bash", os.path.join(ROOT, "tests", "ncu.sh"), "06-tensor-cores", "v12,v99"],
+                       capture_output=True, text=True)
+    check(r.returncode == 2 and "profiles v99" in r.stdout,
+          "make ncu V=: a version no line of ncu*.args profiles is refused (exit 2) before ncu runs")
 
 import tables  # noqa: E402  (after the path is set)
 

@@ -39,6 +39,8 @@
 //   v2-staged      an experiment: v2 with v1's stores through shared memory, to measure v2's
 //                  two changes (mma.sync, stores from registers) apart
 //   v12-lag1, v12-lag3  experiments: v12 with its warpgroups one and three stages apart
+//   v12-halves     an experiment: v12 with its stores of C into shared memory reordered so that
+//                  each half-warp writes 32 different banks (two passes a store, not four)
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
@@ -233,6 +235,7 @@ static void launch_peak(void *problem) {
 #include "v11-multicast.cuh"
 #include "v12-staggered.cuh"
 #include "v12x-lag.cuh"
+#include "v12x-halves.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -262,6 +265,8 @@ static const version versions[] = {
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
     {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
+    // an experiment on v12: its stores of C into shared memory without bank conflicts
+    {"v12-halves", "halves", launch_v12_halves, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
