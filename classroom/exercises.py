@@ -219,6 +219,9 @@ def validate(ex):
         v = r["speed"].get(key)
         if v is not None and (not isinstance(v, (int, float)) or v < least):
             problems.append(f"rubric: [speed] {key} must be a number, at least {least}")
+    if r["speed"].get("needs", "all") not in ("all", "any"):
+        problems.append('rubric: [speed] needs is "all" (every correctness case must pass, the '
+                        'default) or "any" (one must)')
     unknown = set(r["sanitize"].get("tools", [])) - {"memcheck", "racecheck", "synccheck",
                                                       "initcheck"}
     if unknown or not r["sanitize"].get("tools"):

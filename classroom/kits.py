@@ -93,8 +93,7 @@ other change. Out of {ex.total():g} points:
 | sanitizer | {r['sanitize']['points']:g} | compute-sanitizer's {', '.join(r['sanitize']['tools'])} at `{r['sanitize']['args']}`, {r['sanitize']['points'] / len(r['sanitize']['tools']):.3g} each: a clean report and a correct output |
 | speed | {r['speed']['points']:g} | at `{r['speed']['args']}`, your {ex.version} against the reference solution, timed in turns on the same GPU (each as a share of the chapter's baseline in its own run, where it has one) until the median of the ratios is known to 1% (or {r['speed'].get('max_rounds', speed.MAX_ROUNDS)} rounds, {r['speed'].get('max_seconds', speed.MAX_SECONDS):g} s); the median ratio to the reference's speed scores: {tiers} |
 
-Each run has a time limit: a hang costs its case. The sanitizer and speed cases need at least
-one correct case first.{rules_line(ex)}{gpus_line(ex)}
+Each run has a time limit: a hang costs its case. {needs_line(ex)}{rules_line(ex)}{gpus_line(ex)}
 """
 
 
@@ -108,6 +107,14 @@ def gpus_line(ex):
         return ""
     return (f" It is graded on a machine with {ex.gpus} or more GPUs; on fewer, grading stops "
             f"after the compile, and no score is given.")
+
+
+def needs_line(ex):
+    """What the sanitizer and speed cases wait for, as the rubric's [speed] needs says."""
+    if ex.rubric["speed"].get("needs", "all") == "any":
+        return "The sanitizer and speed cases need at least one correct case first."
+    return ("The sanitizer cases need at least one correct case first, and the speed case needs "
+            "all of them: a kernel wrong at some size earns no speed points.")
 
 
 def rules_line(ex):

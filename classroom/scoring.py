@@ -359,7 +359,23 @@ class Grading:
                    for c in self.case("sanitize")]
             for f in san:
                 f.result()
+        why = self.speed_withheld()
+        if why:
+            self.not_run(("speed",), why)
+            return
         self.run_speed(self.case("speed")[0], verifier, reference, limit("speed"))
+
+    def speed_withheld(self):
+        """Why the speed case does not run, or None. By default ([speed] needs = "all") speed
+        counts only for a submission right at every size: a kernel that skips its edge checks
+        is faster, and would otherwise be paid for it at the speed case's size (a multiple of
+        the tile). needs = "any" runs it after one correct case, as the sanitizers are."""
+        correct = self.case("correct")
+        wrong = [c for c in correct if not c.passed]
+        if not wrong or self.ex.rubric["speed"].get("needs", "all") == "any":
+            return None
+        return (f"{len(wrong)} of {len(correct)} correctness cases failed, and speed counts only "
+                f"for a submission right at every size")
 
     # -- the score (reports.py writes it out)
     def total(self):

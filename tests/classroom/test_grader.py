@@ -17,6 +17,7 @@ check, counted by tests/run.sh.
                        lowered to 8 rounds, 20 s a submission (KL_SPEED_MAX_ROUNDS/SECONDS)
 """
 import concurrent.futures
+import copy
 import csv
 import json
 import os
@@ -31,6 +32,7 @@ from xml.etree import ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "classroom"))  # the grader itself
 import exercises  # noqa: E402
+import kits  # noqa: E402
 from plants import names as plant_names, plant, with_bodies, write_sub  # noqa: E402
 import reports  # noqa: E402
 import sandbox  # noqa: E402
@@ -759,6 +761,53 @@ def test_speed_protocol(tmp):
           "with no speed points, and names the round", c2.output[:200])
 
 
+def test_speed_gate(tmp):
+    """run_gpu with stand-ins for the runs (no GPU): by default the speed case runs only when
+    every correctness case passed; [speed] needs = "any" runs it after one; a rubric with another
+    value is refused; the kit's README says which."""
+    ex = exercises.find_exercise("01-transpose", "tiled")
+    ran = {}
+
+    def grading(tag, wrong, needs=None):
+        e = copy.copy(ex)
+        if needs:
+            e.rubric = dict(ex.rubric, speed=dict(ex.rubric["speed"], needs=needs))
+        d = os.path.join(tmp, "speed-gate-" + tag)
+        g = scoring.Grading(e, tag, d, os.path.join(d, "out"), os.path.join(d, "work"))
+        ran[tag] = []
+        names = [c.name for c in g.case("correct")]
+        g.run_correct = lambda c, *a: c.result(c.name not in names[:wrong], "stand-in")
+        g.run_sanitize = lambda c, *a: (ran[tag].append(c.kind), c.result(True, "stand-in"))
+        g.run_speed = lambda c, *a: (ran[tag].append(c.kind), c.result(True, "stand-in", 20.0))
+        g.run_gpu("verify", "reference", "sanitizer", 30)
+        return g
+
+    g = grading("right", 0)
+    check(ran["right"].count("speed") == 1 and g.case("speed")[0].score == 20,
+          "speed gate: a submission right at every size has its speed case run")
+    g = grading("one-wrong", 1)
+    n = len(g.case("correct"))
+    out = g.case("speed")[0].output
+    check("speed" not in ran["one-wrong"] and "sanitize" in ran["one-wrong"]
+          and g.case("speed")[0].score == 0
+          and out == f"not run: 1 of {n} correctness cases failed, and speed counts only for a "
+                     "submission right at every size",
+          "speed gate: one wrong correctness case withholds the speed case (the sanitizers run)", out)
+    g = grading("any", 1, needs="any")
+    check(ran["any"].count("speed") == 1, "speed gate: [speed] needs = \"any\" runs it after one "
+          "correct case")
+    g = grading("none", n, needs="any")
+    check(ran["none"] == [] and "no correctness case passed" in g.case("speed")[0].output,
+          "speed gate: with no correct case neither sanitizers nor speed run, whatever needs says")
+    bad = copy.copy(ex)
+    bad.rubric = dict(ex.rubric, speed=dict(ex.rubric["speed"], needs="most"))
+    check(any("needs" in p for p in exercises.validate(bad)),
+          "speed gate: a rubric whose [speed] needs is neither \"all\" nor \"any\" is refused")
+    check("the speed case needs all of them" in kits.rubric_text(ex)
+          and "need at least one correct case first." in kits.rubric_text(g.ex),
+          "speed gate: the kit's README says what the speed case needs, as the rubric says")
+
+
 def test_roster_and_deadline(tmp):
     """grade-all's optional roster (id, name, folder) keys the gradebook's rows, and its optional
     deadline adds when each submission was handed in and how late. Submissions with no source
@@ -955,10 +1004,15 @@ def grade_exercise_on_gpu(ex, tmp):
         cs = case_scores(res)
         hung = [n for n, t in cs.items() if "timed out" in t["output"]]
         others = [t for n, t in cs.items() if n.startswith("correct") and n not in hung]
+        speed_case = cs[[n for n in cs if n.startswith("speed")][0]]
+        sanitized = [t for n, t in cs.items() if n.startswith("sanitize")]
         check(hung == ["correct -m 31 -n 33"] and all(t["score"] > 0 for t in others)
-              and cs[[n for n in cs if n.startswith("speed")][0]]["score"] > 0,
-              f"{ex.label}: the planted endless loop costs its one case and grading goes on",
-              str(hung))
+              and sanitized and all(t["score"] > 0 for t in sanitized)
+              and speed_case["score"] == 0 and "1 of" in speed_case["output"]
+              and "right at every size" in speed_case["output"],
+              f"{ex.label}: the planted endless loop costs its one case, grading goes on "
+              f"(sanitizers scored), and the speed case is withheld (one case wrong)",
+              str(hung) + " " + speed_case["output"][:200])
     if "skiplaunch" in plants:
         cs = case_scores(results(os.path.join(out, "skiplaunch")))
         speed = [t for n, t in cs.items() if n.startswith("speed")][0]
@@ -1041,6 +1095,7 @@ def main(argv):
             test_secret_and_runs(tmp)
             test_speed_statistics()
             test_speed_protocol(tmp)
+            test_speed_gate(tmp)
             test_roster_and_deadline(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
