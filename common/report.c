@@ -97,6 +97,7 @@ int env_write(const char *csv_path, const env_info *e) {
     fprintf(f, "cuda_runtime,%d.%d\n", e->runtime_version / 1000,
             (e->runtime_version % 1000) / 10);
     fprintf(f, "flags,\"%s\"\n", e->flags);
+    if (e->library[0]) fprintf(f, "library,%s\n", e->library);
     fprintf(f, "commit,%s\n", e->commit);
     fprintf(f, "date,%s\n", date);
     return fclose(f) == 0 ? 0 : -1;

@@ -43,6 +43,8 @@ typedef struct {
     size_t l2_bytes, mem_bytes;
     int driver_version, runtime_version;  // as CUDA encodes them: 13000 is 13.0
     const char *flags, *commit;
+    char library[64];  // the baseline's library and version where it has one ("NCCL 2.27.7"),
+                       // set by the chapter after gpu_open; "" for none (cudaMemcpy, peaks)
 } env_info;
 
 void report_table_header(FILE *out, const char *baseline_tag);

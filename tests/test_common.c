@@ -264,7 +264,15 @@ static void test_writers(const char *dir) {
     expect(env_write(path, &e) == 0, "csv: environment record written");
     snprintf(path, sizeof path, "%s/r.env.csv", dir);
     b = slurp(path, &len);
-    expect(b && strstr(b, "gpu,Test GPU\n") && strstr(b, "commit,abc\n"), "csv: environment record beside it");
+    expect(b && strstr(b, "gpu,Test GPU\n") && strstr(b, "commit,abc\n") && !strstr(b, "library,"),
+           "csv: environment record beside it (no library line when the baseline has none)");
+    snprintf(e.library, sizeof e.library, "NCCL 2.27.7");
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    expect(env_write(path, &e) == 0, "csv: environment record with a library written");
+    snprintf(path, sizeof path, "%s/r.env.csv", dir);
+    b = slurp(path, &len);
+    expect(b && strstr(b, "library,NCCL 2.27.7\ncommit,abc\n"),
+           "csv: the baseline's library and version, before the commit");
 }
 
 static void test_progress(void) {

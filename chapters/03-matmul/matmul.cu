@@ -534,6 +534,13 @@ int main(int argc, char **argv) {
 
     env_info env;
     gpu_open(&env);
+    {  // the baseline's library, for the .env.csv
+        int major = 0, minor = 0, patch = 0;
+        CHECK_CUBLAS(cublasGetProperty(MAJOR_VERSION, &major));
+        CHECK_CUBLAS(cublasGetProperty(MINOR_VERSION, &minor));
+        CHECK_CUBLAS(cublasGetProperty(PATCH_LEVEL, &patch));
+        snprintf(env.library, sizeof env.library, "cuBLAS %d.%d.%d", major, minor, patch);
+    }
     bench_header(&o, &env);
 
     matmul_problem p = {};

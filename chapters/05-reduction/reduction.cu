@@ -235,6 +235,9 @@ int main(int argc, char **argv) {
 
     env_info env;
     gpu_open(&env);
+    // the baseline's library, for the .env.csv: CUB_VERSION is 100000 major + 100 minor + patch
+    snprintf(env.library, sizeof env.library, "CUB %d.%d.%d", CUB_VERSION / 100000,
+             CUB_VERSION / 100 % 1000, CUB_VERSION % 100);
     bench_header(&o, &env);
 
     reduction_problem p = {};

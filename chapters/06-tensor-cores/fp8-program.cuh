@@ -824,6 +824,11 @@ int main(int argc, char **argv) {
 
     env_info env;
     gpu_open(&env);
+    {  // the baseline's library, for the .env.csv (version: 10000 major + 100 minor + patch)
+        size_t v = cublasLtGetVersion();
+        snprintf(env.library, sizeof env.library, "cuBLASLt %zu.%zu.%zu", v / 10000, v / 100 % 100,
+                 v % 100);
+    }
     bench_header(&o, &env);
 
     fp8_problem p = {};

@@ -786,6 +786,12 @@ int main(int argc, char **argv) {
 
     env_info env;
     gpu_open(&env);
+    {  // the baseline's library, for the .env.csv (version: 10000 major + 100 minor + patch)
+        int v = 0;
+        CHECK_NCCL(ncclGetVersion(&v));
+        snprintf(env.library, sizeof env.library, "NCCL %d.%d.%d", v / 10000, v / 100 % 100,
+                 v % 100);
+    }
     allreduce_problem p = {};
     open_gpus(&p);
     if (p.gpus < 2) {
