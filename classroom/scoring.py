@@ -15,7 +15,8 @@ How a submission is graded (docs/instructors.md says why each step is there):
      submission prints or returns is never read for a verdict.
   4. compute-sanitizer's tools at a small size; a tool's case needs a clean report and a
      verified output.
-  5. Speed (speed.py): rounds of the reference solution's run then the submission's, on the
+  5. Speed (speed.py), once every correctness case has passed (a rubric's [speed] needs = "any":
+     once one has): rounds of the reference solution's run then the submission's, on the
      same GPU, each against the chapter's baseline in its own run; each round gives a ratio,
      and rounds go on until the median ratio is known to 1% or a cap; the median picks a
      tier. Every run is --check-each: every timed launch starts from a poisoned output and is
@@ -33,7 +34,7 @@ import time
 
 import source
 import speed
-from exercises import rules_broken
+from exercises import UsageError, rules_broken
 from sandbox import run
 from submission import read_submission
 from toolchain import GraderError
@@ -347,6 +348,10 @@ class Grading:
 
     def run_gpu(self, verifier, reference, cs, time_limit):
         """Every case that needs the GPU; correctness and sanitizers four at a time."""
+        needs = self.ex.rubric["speed"].get("needs", "all")
+        if needs not in ("all", "any"):  # make test's check refuses it; a rubric edited since
+            raise UsageError(f'{self.ex.label}: the rubric\'s [speed] needs is "{needs}"; '
+                             'it must be "all" or "any"')
         limit = lambda key: min(time_limit or 1e9, self.ex.rubric[key].get("time_limit", 60))
         jobs = [(self.run_correct, c, verifier, limit("correct")) for c in self.case("correct")]
         with concurrent.futures.ThreadPoolExecutor(PARALLEL_CASES) as pool:

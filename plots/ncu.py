@@ -62,10 +62,11 @@ def main(chapter, folder, out, asked, merge=False):
         kernel = re.sub(r"^void ", "", r.get("Kernel Name", "")).split("(")[0]  # no arguments
         new.append([chapter, version, s["m"], s["n"], s["k"], kernel] + vals)
     rows = kept
-    for row in new:  # in place of the row of the same version and sizes, else at the end
+    for row in new:  # in place of the rows of the same version and sizes, else at the end
         at = [i for i, old in enumerate(rows) if old[1:5] == row[1:5]]
         if at:
             rows[at[0]] = row
+            rows = [old for i, old in enumerate(rows) if i not in at[1:]]
         else:
             rows.append(row)
     tmp = out + ".tmp"

@@ -15,13 +15,15 @@
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
-ch=${1:-} only=${2:-}
+ch=${1:-}
+only=$(echo "${2:-}" | tr ', ' '\n\n' | grep -v '^$' | paste -sd, -)  # v12,v12-halves (or spaces)
 if [ -z "$ch" ]; then echo "usage: make ncu CH=NN-topic [V=v1,v2]"; exit 2; fi
+if [ -n "${2:-}" ] && [ -z "$only" ]; then echo "make ncu: V='$2' names no version"; exit 2; fi
 d=$(chapters "$ch") || exit 2
 name=$(basename "$d")
 if [ ! -f "$d/ncu.args" ]; then echo "make ncu: $d has no ncu.args"; exit 2; fi
 if [ -n "$only" ]; then  # every version named must have a line, or the merge would hide a typo
-    for v in ${only//,/ }; do
+    for v in $(echo "$only" | tr , ' '); do
         found=0
         for f in "$d"/ncu*.args; do
             while read -r line; do [ "$(echo ${line%%|*})" = "$v" ] && found=1; done < <(arg_lines "$f")
@@ -29,7 +31,7 @@ if [ -n "$only" ]; then  # every version named must have a line, or the merge wo
         if [ $found = 0 ]; then echo "make ncu: no line of $d/ncu*.args profiles $v"; exit 2; fi
     done
 fi
-ncu=$(command -v ncu || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")
+ncu=${KL_NCU:-$(command -v ncu || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")}  # KL_NCU: tests
 if [ ! -x "$ncu" ]; then echo "make ncu: ncu (Nsight Compute) not found; install it with the CUDA toolkit"; exit 1; fi
 if ! reason=$(gpu_present); then echo "make ncu: $reason"; exit 3; fi
 metrics=$(tr -d ' \n' <"$d/profile.metrics")
@@ -38,7 +40,7 @@ out="plots/results/$slug/ncu"
 mkdir -p "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kl-ncu.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-status=0
+status=0 profiled=0
 first=$(programs "$d" | head -n 1)
 for program in $(programs "$d"); do
     suffix=${program#"$first"}  # "" for the first program, "-f64" for matmul-f64
@@ -67,6 +69,7 @@ for program in $(programs "$d"); do
             status=1; continue
         fi
         echo "$version|$args" >"$tmp/$i.what"
+        profiled=$((profiled + 1))
     done < <(arg_lines "$d/ncu$suffix.args")
     if [ -n "$only" ] && ! ls "$tmp"/*.what >/dev/null 2>&1; then continue; fi  # none of V here
     if python3 plots/ncu.py "$name$suffix" "$tmp" "$out/$name$suffix.csv" "$metrics" ${only:+--merge}; then
@@ -75,4 +78,7 @@ for program in $(programs "$d"); do
         status=1
     fi
 done
+if [ -n "$only" ] && [ $profiled = 0 ] && [ $status = 0 ]; then
+    echo "make ncu: V=$only profiled nothing"; exit 1
+fi
 exit $status

@@ -52,7 +52,8 @@ with tempfile.TemporaryDirectory(prefix="kl-test-ncu-") as tmp:
     head = "chapter,version,m,n,k,kernel,gpu__time_duration.sum,dram__bytes_read.sum,sm__no_such_metric.sum\n"
     before = head + ("06-tensor-cores,v8,8192,8192,8192,k8,1,2,\n"
                      "06-tensor-cores,v9,8192,8192,8192,old,3,4,\n"
-                     "06-tensor-cores,v9,4096,4096,4096,k9,5,6,\n")
+                     "06-tensor-cores,v9,4096,4096,4096,k9,5,6,\n"
+                     "06-tensor-cores,v9,8192,8192,8192,older,7,8,\n")
     open(out, "w").write(before)
     open(os.path.join(tmp, "1.csv"), "w").write(RAW)
     open(os.path.join(tmp, "2.csv"), "w").write(RAW)
@@ -64,7 +65,8 @@ with tempfile.TemporaryDirectory(prefix="kl-test-ncu-") as tmp:
                                         ("v9", "8192", "tc_v8_persistent<256, 4, grouped_order>"),
                                         ("v9", "4096", "k9"),
                                         ("v12-halves", "8192", "tc_v8_persistent<256, 4, grouped_order>")],
-          "ncu.py --merge: the re-profiled row in place, the new one at the end, the others kept")
+          "ncu.py --merge: the re-profiled row in place (a second old row of its version and sizes "
+          "gone), the new one at the end, the others kept")
     open(out, "w").write(before.replace("sm__no_such_metric.sum", "sm__other.sum"))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "ncu.py"), "06-tensor-cores",
                         tmp, out, metrics, "--merge"], capture_output=True, text=True)
@@ -75,10 +77,22 @@ with tempfile.TemporaryDirectory(prefix="kl-test-ncu-") as tmp:
                         tmp, out, metrics, "--merge"], capture_output=True, text=True)
     check(r.returncode != 0 and "nothing to merge into" in r.stdout and not os.path.exists(out),
           "ncu.py --merge: no CSV to merge into is an error")
-    r = subprocess.run(["bash", os.path.join(ROOT, "tests", "ncu.sh"), "06-tensor-cores", "v12,v99"],
-                       capture_output=True, text=True)
+    # make ncu V=, up to where it needs ncu: KL_NCU names one that is not there, so that no run
+    # of these tests profiles anything or writes into plots/results
+    def ncu_sh(v):
+        env = dict(os.environ, KL_NCU=os.path.join(tmp, "no-ncu"))
+        return subprocess.run(["bash", os.path.join(ROOT, "tests", "ncu.sh"), "06-tensor-cores", v],
+                              capture_output=True, text=True, env=env)
+    r = ncu_sh("v12,v99")
     check(r.returncode == 2 and "profiles v99" in r.stdout,
           "make ncu V=: a version no line of ncu*.args profiles is refused (exit 2) before ncu runs")
+    r = ncu_sh(" , ")
+    check(r.returncode == 2 and "names no version" in r.stdout,
+          "make ncu V=: a V of separators only is refused, not taken for every version")
+    r = ncu_sh("v12 v12-halves,f2")
+    check(r.returncode == 1 and "ncu (Nsight Compute) not found" in r.stdout,
+          "make ncu V=: versions apart by spaces or commas, of either program (f2: ncu-fp8.args), "
+          "pass the check and go on to ncu")
 
 import tables  # noqa: E402  (after the path is set)
 

@@ -801,8 +801,15 @@ def test_speed_gate(tmp):
           "speed gate: with no correct case neither sanitizers nor speed run, whatever needs says")
     bad = copy.copy(ex)
     bad.rubric = dict(ex.rubric, speed=dict(ex.rubric["speed"], needs="most"))
-    check(any("needs" in p for p in exercises.validate(bad)),
-          "speed gate: a rubric whose [speed] needs is neither \"all\" nor \"any\" is refused")
+    try:
+        grading("most", 0, needs="most")
+        refused = ""
+    except exercises.UsageError as e:
+        refused = str(e)
+    check(any("needs" in p for p in exercises.validate(bad)) and '"most"' in refused
+          and "speed" not in ran["most"],
+          "speed gate: a rubric whose [speed] needs is neither \"all\" nor \"any\" is refused, "
+          "by make test's check and by the grader before any run", refused)
     check("the speed case needs all of them" in kits.rubric_text(ex)
           and "need at least one correct case first." in kits.rubric_text(g.ex),
           "speed gate: the kit's README says what the speed case needs, as the rubric says")
@@ -994,6 +1001,11 @@ def grade_exercise_on_gpu(ex, tmp):
               all(cs[n]["score"] == 0 for n in odd),
               f"{ex.label}: the planted off-by-one passes whole tiles ({len(whole)}) and fails "
               f"every other size ({len(odd)})")
+        edge_speed = cs[[n for n in cs if n.startswith("speed")][0]]
+        check(edge_speed["score"] == 0 and edge_speed["output"].startswith(
+                  f"not run: {len(odd)} of {len(whole) + len(odd)} correctness cases failed"),
+              f"{ex.label}: the planted off-by-one, fast where it is right, gets no speed case",
+              edge_speed["output"][:200])
     if "nosync" in plants:
         cs = case_scores(results(os.path.join(out, "nosync")))
         race = [t for n, t in cs.items() if n.startswith("sanitize racecheck")][0]
