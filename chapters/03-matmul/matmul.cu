@@ -612,9 +612,12 @@ int main(int argc, char **argv) {
         if (npy_save(o.save, "a", NPY_REAL, sa, 2, p.host_a) != 0) return KL_EXIT_USAGE;
         if (npy_save(o.save, "b", NPY_REAL, sb, 2, p.host_b) != 0) return KL_EXIT_USAGE;
     }
-    if (p.k % VEC != 0 || p.n % VEC != 0)
-        printf("note: k or n is not a multiple of %d, so v6b-v10 load A or B element by "
-               "element\n\n", VEC);
+    if (p.n % VEC != 0)  // the rows of B do not start on 16 bytes (vectors.cuh, async.cuh)
+        printf("note: n is not a multiple of %d, so v6b-v16 and v19 copy B one element at a "
+               "time (v17 and v18 pad B first)\n", VEC);
+    if (p.k % VEC != 0)  // nor those of A; from v9 on A is copied one element at a time anyway
+        printf("note: k is not a multiple of %d, so v6b-v8 load A one element at a time\n", VEC);
+    if (p.n % VEC != 0 || p.k % VEC != 0) printf("\n");
     CHECK_CUBLAS(cublasCreate(&p.handle));
 
     bench b = {};
