@@ -17,6 +17,8 @@
 //                  ordinary adds: the precision FP8's accumulators lack, for registers and adds
 //   f2 wide        f1 on a 128 x 192 tile: 96 accumulators and 96 FP32 sums a thread fit the
 //                  232 registers a consumer has, where 128 x 256 would need 256
+//   f3 tmastore    f2 with v10's epilogue: the results through shared memory, stored by the
+//                  copy engine (TMA) while the next tile's multiplies start
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
 //   f2-split       an experiment: f2 with its last round of tiles split along k, so that no
@@ -322,6 +324,7 @@ static void reference_all(fp8_problem *p) {
 #include "ptx-fp8.cuh"
 #include "hopper-ring.cuh"
 #include "fp8-tiles.cuh"
+#include "tma-store.cuh"
 
 // The tensor maps of A (boxes of 128 x 128) and B (128 x 128, 128 x 192 and 128 x 256), made at
 // the first launch that needs them.
@@ -498,6 +501,7 @@ static void launch_peak(void *problem) {
 #include "f00x-narrow.cuh"
 #include "f01-promoted.cuh"
 #include "f02-wide.cuh"
+#include "f03-tmastore.cuh"
 #include "f02x-split.cuh"
 
 // -- the version table (FP8) ----------------------------------------------------------------------
@@ -510,6 +514,7 @@ static const version versions[] = {
     {"f0", "e4m3", launch_f0, NEEDS_SM90A},
     {"f1", "promoted", launch_f1, NEEDS_SM90A | PROMOTED},
     {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
+    {"f3", "tmastore", launch_f3, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
     // experiments on f2: its last round of tiles split along k
@@ -542,7 +547,7 @@ static const char *tc_skip(void *problem, const version *v) {
 
 // -- checking and saving --------------------------------------------------------------------------
 
-// Every checked result against its bound: the promoted one for f1 and f2, the unpromoted (wider)
+// Every checked result against its bound: the promoted one for f1 to f3, the unpromoted (wider)
 // one for f0 and for cuBLASLt (where it promotes, and how often, is its own: it must at least meet
 // the unpromoted bound, and its err_vs_abs shows what it does). Integer inputs need no bound
 // where exact_for says the sums are exact: the results must then be exact.

@@ -236,6 +236,7 @@ static void launch_peak(void *problem) {
 #include "v12-staggered.cuh"
 #include "v12x-lag.cuh"
 #include "v12x-halves.cuh"
+#include "v12x-hilbert.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -267,6 +268,8 @@ static const version versions[] = {
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
     // an experiment on v12: its stores of C into shared memory without bank conflicts
     {"v12-halves", "halves", launch_v12_halves, NEEDS_SM90A},
+    // an experiment on v12: its pairs of tiles along a Hilbert curve
+    {"v12-hilbert", "hilbert", launch_v12_hilbert, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 

@@ -54,9 +54,11 @@ __device__ void store_warpgroup_tma(const float (&acc)[R], float (*buf)[64 * C_C
 // The tensor map of C: FP32, n columns and m rows, boxes of BOX_COLS x BOX_ROWS in the
 // 128-byte swizzle, made once at the first launch (as make_maps does for A and B: the driver's
 // encoder takes host time that must not fall inside a timed launch). Where n is not a multiple
-// of 4 TMA cannot store to C: the map stays empty, and the kernels store from registers.
-template <int BOX_COLS, int BOX_ROWS>
-static const CUtensorMap *map_of_c(tc_problem *p) {
+// of 4 TMA cannot store to C: the map stays empty, and the kernels store from registers. Either
+// program's problem will do (the BF16 one's tc_problem, the FP8 one's fp8_problem): both hold
+// C, FP32, as c, m and n.
+template <int BOX_COLS, int BOX_ROWS, class Problem>
+static const CUtensorMap *map_of_c(Problem *p) {
     static CUtensorMap map;
     static bool made = false;
     if (!made && c_rows_aligned(p->n)) {

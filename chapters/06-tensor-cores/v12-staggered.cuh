@@ -83,7 +83,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v12_staggered(
 #endif
 }
 
-template <int LAG>
+template <int LAG, class Order = grouped_pairs_order>
 static void launch_staggered(tc_problem *p) {
     constexpr int BM = 128, BN = 256;  // two consumer warpgroups, each 64 rows by a 64 x 256 wgmma
     constexpr int BK = 64;             // a k step: 64 BF16, one 128-byte row of the swizzle
@@ -94,8 +94,7 @@ static void launch_staggered(tc_problem *p) {
     static_assert(BN / CLUSTER == 128, "a block's part of B is a box of map_b128");
     typedef ring_and_c<stage_ring<BM, BN, BK, STAGES>, C_COLS, C_BUFFERS> layout;
     static_assert(ring_bytes<layout>() <= 227 * 1024, "more than a block's shared memory");
-    auto kernel = tc_v12_staggered<BM, BN, BK, STAGES, C_COLS, C_BUFFERS, CLUSTER, LAG,
-                                   grouped_pairs_order>;
+    auto kernel = tc_v12_staggered<BM, BN, BK, STAGES, C_COLS, C_BUFFERS, CLUSTER, LAG, Order>;
     static int clusters = 0;  // the clusters the GPU holds at once, asked at the first launch
     make_maps(p, BM, BK);
     launch_clusters<CLUSTER>(kernel, ring_bytes<layout>(), tiles(p->m, p->n, CLUSTER * BM, BN),
