@@ -15,17 +15,21 @@ struct grouped_pairs_order {
 
 #ifdef KL_SM90A
 // Thread 0 of block `rank` fills stage `slot` with k step `step`: its own tile of A (rows r0 ..)
-// and part `rank` of the pair's tile of B (BN / CLUSTER rows from c0 + rank BN / CLUSTER), which
-// the multicast writes into the same place in every block of the cluster. The full barrier
-// counts all of A and B: the other parts of B come from the other blocks' producers.
-template <int CLUSTER, int BM, int BN, int BK, int STAGES>
-__device__ inline void load_stage_multicast(stage_ring<BM, BN, BK, STAGES> &s, int slot,
-                                            const CUtensorMap *map_a, const CUtensorMap *map_b,
-                                            int step, size_t r0, size_t c0, unsigned rank) {
-    constexpr int PART = BN / CLUSTER;  // rows of B that each block copies for all
-    mbar_arrive_expect(&s.full[slot], (BM + BN) * BK * sizeof(bf16));
-    tma_load(s.a[slot], map_a, step * BK, (int)r0, &s.full[slot]);
-    tma_load_multicast(s.b[slot] + rank * PART * BK, map_b, step * BK, (int)(c0 + rank * PART),
+// and part `rank` of the pair's tile of B (its rows / CLUSTER rows from c0 + rank rows / CLUSTER),
+// which the multicast writes into the same place in every block of the cluster. The full barrier
+// counts all of A and B: the other parts of B come from the other blocks' producers. Either
+// program's ring will do (BF16's stage_ring, FP8's fp8_ring): a row of a tile is 128 bytes in
+// both, 64 values of k in BF16, 128 in FP8, and the sizes follow from the ring's arrays.
+template <int CLUSTER, class Ring>
+__device__ inline void load_stage_multicast(Ring &s, int slot, const CUtensorMap *map_a,
+                                            const CUtensorMap *map_b, int step, size_t r0,
+                                            size_t c0, unsigned rank) {
+    constexpr int ROW = 128;                              // bytes: a row of a tile of A or B
+    constexpr int K = ROW / sizeof(s.a[0][0]);            // values of k a stage
+    constexpr int PART = sizeof(s.b[0]) / ROW / CLUSTER;  // rows of B that each block copies for all
+    mbar_arrive_expect(&s.full[slot], sizeof(s.a[0]) + sizeof(s.b[0]));
+    tma_load(s.a[slot], map_a, step * K, (int)r0, &s.full[slot]);
+    tma_load_multicast(s.b[slot] + rank * PART * K, map_b, step * K, (int)(c0 + rank * PART),
                        &s.full[slot], (1u << CLUSTER) - 1);
 }
 

@@ -17,13 +17,16 @@
 //                  ordinary adds: the precision FP8's accumulators lack, for registers and adds
 //   f2 wide        f1 on a 128 x 192 tile: 96 accumulators and 96 FP32 sums a thread fit the
 //                  232 registers a consumer has, where 128 x 256 would need 256
-//   f3 tmastore    f2 with v10's epilogue: the results through shared memory, stored by the
-//                  copy engine (TMA) while the next tile's multiplies start
+//   f3 multicast   f2 in clusters of two blocks on pairs of tiles, each block copying half of
+//                  the pair's B for both (TMA multicast, v11's step): 28 KB from L2 a stage, not 40
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
 //   f2-split       an experiment: f2 with its last round of tiles split along k, so that no
 //                  block idles through it: each piece's sums to memory, the last piece's block
 //                  adds them (no faster than f2 at 4096^3, slower where k is short: README)
+//   f2-tmastore    an experiment: f2 storing C through shared memory and TMA, as v10 (slower)
+//   f3-narrow      an experiment: f3's kernel on f1's 128 x 128 tile, whose rounds at 4096^3
+//                  are nearly full where f2's and f3's are not
 //
 // Build and run:   make build/tensor-cores-fp8 && build/tensor-cores-fp8       (8192 x 8192 x 8192)
 //                  build/tensor-cores-fp8 -m 4096 -n 4096 -k 16384 -v f0,f1  (the error at large k)
@@ -134,7 +137,7 @@ typedef struct {
     int cc, sms;                 // compute capability as 90, and SMs
     bool sm90a;                  // this build has sm_90a code for this GPU
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
-    CUtensorMap map_a, map_b128, map_b192, map_b256;
+    CUtensorMap map_a, map_b64, map_b96, map_b128, map_b192, map_b256;  // B: boxes of 64-256 rows
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
     float *pieces;               // f2-split: its pieces' FP32 sums, a tile's worth an SM
     unsigned *pieces_done;       // f2-split: the pieces of each split tile done, a counter an SM
@@ -325,12 +328,15 @@ static void reference_all(fp8_problem *p) {
 #include "hopper-ring.cuh"
 #include "fp8-tiles.cuh"
 #include "tma-store.cuh"
+#include "cluster-pairs.cuh"
 
-// The tensor maps of A (boxes of 128 x 128) and B (128 x 128, 128 x 192 and 128 x 256), made at
-// the first launch that needs them.
+// The tensor maps of A (boxes of 128 x 128) and B (boxes of 128 values of k and 64, 96, 128, 192
+// or 256 rows: f3's blocks copy half a tile of B), made at the first launch that needs them.
 static void make_maps_fp8(fp8_problem *p) {
     if (p->maps_made) return;
     make_map_fp8(&p->map_a, p->a, p->m, p->k, p->ld, 128);
+    make_map_fp8(&p->map_b64, p->b, p->n, p->k, p->ld, 64);
+    make_map_fp8(&p->map_b96, p->b, p->n, p->k, p->ld, 96);
     make_map_fp8(&p->map_b128, p->b, p->n, p->k, p->ld, 128);
     make_map_fp8(&p->map_b192, p->b, p->n, p->k, p->ld, 192);
     make_map_fp8(&p->map_b256, p->b, p->n, p->k, p->ld, 256);
@@ -501,8 +507,10 @@ static void launch_peak(void *problem) {
 #include "f00x-narrow.cuh"
 #include "f01-promoted.cuh"
 #include "f02-wide.cuh"
-#include "f03-tmastore.cuh"
+#include "f03-multicast.cuh"
 #include "f02x-split.cuh"
+#include "f02x-tmastore.cuh"
+#include "f03x-narrow.cuh"
 
 // -- the version table (FP8) ----------------------------------------------------------------------
 
@@ -514,11 +522,15 @@ static const version versions[] = {
     {"f0", "e4m3", launch_f0, NEEDS_SM90A},
     {"f1", "promoted", launch_f1, NEEDS_SM90A | PROMOTED},
     {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
-    {"f3", "tmastore", launch_f3, NEEDS_SM90A | PROMOTED},
+    {"f3", "multicast", launch_f3, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
     // experiments on f2: its last round of tiles split along k
     {"f2-split", "split", launch_f2_split, NEEDS_SM90A | PROMOTED},
+    // experiments on f2: its results stored through shared memory by TMA, as v10's
+    {"f2-tmastore", "tmastore", launch_f2_tmastore, NEEDS_SM90A | PROMOTED},
+    // experiments on f3: its kernel on f1's 128 x 128 tile
+    {"f3-narrow", "narrow-pairs", launch_f3_narrow, NEEDS_SM90A | PROMOTED},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 

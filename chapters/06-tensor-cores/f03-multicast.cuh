@@ -1,53 +1,54 @@
-// ---- f3 tmastore --------------------------------------------------------------------------------
-// f2's consumers write C from their registers, as v9's did: 8-byte stores spread over 8 rows a
-// warp while the tensor cores wait, and at FP8's rate a tile's multiplies take half as long as
-// BF16's, so the same stores cost twice the share. Now, as in v10, a warpgroup scales its sums,
-// writes them into shared memory a box of 64 rows x 32 columns at a time, and one thread hands
-// each box to the copy engine (tma-store.cuh), which writes it to C while the next tile starts.
+// ---- f3 multicast -------------------------------------------------------------------------------
+// v11's step on the FP8 ladder. At FP8's rate a stage feeds the tensor cores for half as long as
+// BF16's, so the same bytes from L2 must come twice as fast, and f2's blocks read each tile of B
+// for themselves. Now the grid runs in clusters of two blocks on pairs of tiles one above the
+// other: each block copies its own tile of A and half of the pair's tile of B, and the multicast
+// writes that half into both blocks' shared memory (cluster-pairs.cuh). A stage reads 28 KB from
+// L2 instead of 40; a stage is refilled only when the consumers of both blocks are done with it.
 
-template <int BM, int BN, int STAGES, int C_COLS, int C_BUFFERS>
-__global__ __launch_bounds__(3 * WG, 1) void tc_f3_tmastore(
+template <int BM, int BN, int STAGES, int CLUSTER, class Order>
+__global__ __launch_bounds__(3 * WG, 1) void tc_f3_multicast(
     const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-    const __grid_constant__ CUtensorMap map_c, float *c, size_t m, size_t n, size_t k,
-    float scale) {
+    float *c, size_t m, size_t n, size_t k, float scale) {
 #ifdef KL_SM90A
     // the producer needs few registers: setmaxnreg hands 232 a thread to the consumers, keeps 40
     constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;  // 128 x 40 + 256 x 232 <= 65536
     constexpr int PROMOTE_STAGES = PROMOTE_K / FP8_BK;       // stages summed between promotions
     static_assert(PROMOTE_K % FP8_BK == 0, "a promotion ends a stage");
     typedef fp8_ring<BM, BN, STAGES> ring;
-    typedef ring_and_c<ring, C_COLS, C_BUFFERS> layout;
     extern __shared__ unsigned char raw[];
-    layout &sh = ring_at<layout>(raw);
-    ring &s = sh.ring;
+    ring &s = ring_at<ring>(raw);
     int wg = threadIdx.x / WG;  // 0: the producer; 1 and 2: rows 64 (wg - 1) .. + 63
-    size_t tile_count = (m + BM - 1) / BM * ((n + BN - 1) / BN);
+    unsigned rank = cluster_rank();  // this block's tile of each pair: rows BM rank .. + BM - 1
+    size_t pair_count = (m + CLUSTER * BM - 1) / (CLUSTER * BM) * ((n + BN - 1) / BN);
+    size_t first = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;  // pairs by cluster
     int steps = (int)((k + FP8_BK - 1) / FP8_BK);
     if (threadIdx.x == 0) {
         for (int i = 0; i < STAGES; i++) {
             mbar_init(&s.full[i], 1);             // the producer's one arrival, plus the bytes
-            mbar_init(&s.empty[i], 2 * WG / 32);  // one arrival per consumer warp
+            mbar_init(&s.empty[i], CLUSTER * 2 * WG / 32);  // per consumer warp of the cluster
         }
         mbar_fence_init();
     }
-    __syncthreads();  // the barriers exist before anyone uses them
+    cluster_sync();  // every block's barriers exist before any block copies into them
     int used = 0;     // stages used so far, over all of this block's tiles
     if (wg == 0) {
         registers_down<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
-                tile_origin t = grouped_at(tile, m, n, BM, BN);
+            for (size_t pair = first; pair < pair_count; pair += clusters) {
+                tile_origin t = Order::at(pair, m, n, CLUSTER * BM, BN);
                 for (int step = 0; step < steps; step++, used++) {
                     int slot = used % STAGES;
                     if (used >= STAGES) mbar_wait(&s.empty[slot], (used / STAGES - 1) % 2);
-                    load_stage_fp8(s, slot, &map_a, &map_b, step, t.r0, t.c0);
+                    load_stage_multicast<CLUSTER>(s, slot, &map_a, &map_b, step,
+                                                  t.r0 + rank * BM, t.c0, rank);
                 }
             }
     } else {
         registers_up<CONSUMER_REGS>();
-        int boxes = 0;  // boxes of C this warpgroup has handed to the copy engine
-        for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
-            tile_origin t = grouped_at(tile, m, n, BM, BN);
+        for (size_t pair = first; pair < pair_count; pair += clusters) {
+            tile_origin t = Order::at(pair, m, n, CLUSTER * BM, BN);
+            size_t r0 = t.r0 + rank * BM;  // this block's tile: BM rows of the pair
             // acc: one stage's products, in the tensor cores' accumulators; sum: all of them so
             // far, added in FP32 by this thread. The zeros in acc are never added to anything
             // (each stage's first wgmma overwrites them); they keep the compiler from reading
@@ -67,7 +68,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_tmastore(
                 wgmma_commit();
                 if (!promote) {  // as f0: wait for the stage before's wgmma, give its buffers back
                     wgmma_wait<1>();
-                    if (held) release_stage(&s.empty[(used - 1) % STAGES]);
+                    if (held) release_stage_cluster<CLUSTER>(&s.empty[(used - 1) % STAGES]);
                     held = true;
                     continue;
                 }
@@ -75,39 +76,35 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_tmastore(
                 // tensor cores need not idle meanwhile: the other consumer warpgroup's wgmma run
                 // while this one adds.
                 wgmma_wait<0>();
-                if (held) release_stage(&s.empty[(used - 1) % STAGES]);
-                release_stage(&s.empty[slot]);
+                if (held) release_stage_cluster<CLUSTER>(&s.empty[(used - 1) % STAGES]);
+                release_stage_cluster<CLUSTER>(&s.empty[slot]);
                 held = false;
                 fence_registers(acc);
 #pragma unroll
                 for (int i = 0; i < BN / 2; i++) sum[i] += acc[i];
             }
-            if (c_rows_aligned(n)) {
-#pragma unroll
-                for (int i = 0; i < BN / 2; i++) sum[i] *= scale;  // s_a s_b, as store_scaled does
-                store_warpgroup_tma<BN / 2, C_COLS, C_BUFFERS>(sum, sh.c[wg - 1], &map_c,
-                                                               t.r0 + (wg - 1) * 64, t.c0, m, n, boxes);
-            } else
-                store_scaled(sum, scale, c, t.r0 + (wg - 1) * 64, t.c0, m, n);
+            store_scaled(sum, scale, c, r0 + (wg - 1) * 64, t.c0, m, n);
         }
-        if (threadIdx.x % WG == 0) bulk_wait<0>();  // C is written before the block leaves
     }
+    cluster_sync();  // no block leaves while another may still arrive on its barriers
 #endif
+}
+
+// The tile is BM x BN, its pairs CLUSTER BM x BN, and each block copies BN / CLUSTER rows of B
+// with the map `map_b` (boxes of that many rows). f3-narrow (f03x-narrow.cuh) launches it too.
+template <int BM, int BN, int STAGES>
+static void launch_pairs_fp8(fp8_problem *p, const CUtensorMap &map_b) {
+    constexpr int CLUSTER = 2;  // tiles one above the other: each block copies BN / 2 rows of B
+    typedef fp8_ring<BM, BN, STAGES> ring;
+    auto kernel = tc_f3_multicast<BM, BN, STAGES, CLUSTER, grouped_pairs_order>;
+    static int clusters = 0;  // the clusters the GPU holds at once, asked at the first launch
+    launch_clusters<CLUSTER>(kernel, ring_bytes<ring>(), tiles(p->m, p->n, CLUSTER * BM, BN),
+                             p->sms, clusters, p->map_a, map_b, p->c, p->m, p->n, p->k, p->scale);
 }
 
 static void launch_f3(void *problem) {
     fp8_problem *p = (fp8_problem *)problem;
-    constexpr int BM = 128, BN = 192;  // two consumer warpgroups, each 64 x 192: 96 + 96 registers
-    constexpr int STAGES = 4;          // four stages of 40 KB: 160 KB, one block an SM
-    constexpr int C_COLS = 32;         // a box of C: 64 rows of 32 floats, as v10's
-    constexpr int C_BUFFERS = 2;       // 2 x 8 KB a warpgroup: 32 KB more, 193 KB in all
-    typedef ring_and_c<fp8_ring<BM, BN, STAGES>, C_COLS, C_BUFFERS> layout;
-    static_assert(ring_bytes<layout>() <= 227 * 1024, "more than a block's shared memory");
-    auto kernel = tc_f3_tmastore<BM, BN, STAGES, C_COLS, C_BUFFERS>;
-    static bool ready = false;
-    if (!ready) allow_smem(kernel, ring_bytes<layout>()), ready = true;
     make_maps_fp8(p);
-    unsigned grid = min(tiles(p->m, p->n, BM, BN), (unsigned)p->sms);  // one block an SM
-    kernel<<<grid, 3 * WG, ring_bytes<layout>()>>>(p->map_a, p->map_b192, *map_of_c<C_COLS, 64>(p),
-                                                   p->c, p->m, p->n, p->k, p->scale);
+    // f2's tile, 128 x 192, in four stages of 40 KB (160 KB); each block copies 96 rows of B
+    launch_pairs_fp8<128, 192, 4>(p, p->map_b96);
 }
