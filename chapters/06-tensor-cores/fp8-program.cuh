@@ -19,6 +19,8 @@
 //                  232 registers a consumer has, where 128 x 256 would need 256
 //   f3 multicast   f2 in clusters of two blocks on pairs of tiles, each block copying half of
 //                  the pair's B for both (TMA multicast, v11's step): 28 KB from L2 a stage, not 40
+//   f4 rounds      f3's kernel on a 128 x 176 tile, whose count fills its last round of
+//                  tiles at 4096^3 (768 tiles, 5.8 rounds of 132, where 128 x 192 makes 5 1/3)
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
 //   f2-split       an experiment: f2 with its last round of tiles split along k, so that no
@@ -137,7 +139,7 @@ typedef struct {
     int cc, sms;                 // compute capability as 90, and SMs
     bool sm90a;                  // this build has sm_90a code for this GPU
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
-    CUtensorMap map_a, map_b64, map_b96, map_b128, map_b192, map_b256;  // B: boxes of 64-256 rows
+    CUtensorMap map_a, map_b64, map_b88, map_b96, map_b128, map_b192, map_b256;  // B: 64-256 rows
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
     float *pieces;               // f2-split: its pieces' FP32 sums, a tile's worth an SM
     unsigned *pieces_done;       // f2-split: the pieces of each split tile done, a counter an SM
@@ -330,12 +332,14 @@ static void reference_all(fp8_problem *p) {
 #include "tma-store.cuh"
 #include "cluster-pairs.cuh"
 
-// The tensor maps of A (boxes of 128 x 128) and B (boxes of 128 values of k and 64, 96, 128, 192
-// or 256 rows: f3's blocks copy half a tile of B), made at the first launch that needs them.
+// The tensor maps of A (boxes of 128 x 128) and B (boxes of 128 values of k and 64, 88, 96, 128,
+// 192 or 256 rows: f3's and f4's blocks copy half a tile of B), made at the first launch that
+// needs them.
 static void make_maps_fp8(fp8_problem *p) {
     if (p->maps_made) return;
     make_map_fp8(&p->map_a, p->a, p->m, p->k, p->ld, 128);
     make_map_fp8(&p->map_b64, p->b, p->n, p->k, p->ld, 64);
+    make_map_fp8(&p->map_b88, p->b, p->n, p->k, p->ld, 88);
     make_map_fp8(&p->map_b96, p->b, p->n, p->k, p->ld, 96);
     make_map_fp8(&p->map_b128, p->b, p->n, p->k, p->ld, 128);
     make_map_fp8(&p->map_b192, p->b, p->n, p->k, p->ld, 192);
@@ -508,6 +512,7 @@ static void launch_peak(void *problem) {
 #include "f01-promoted.cuh"
 #include "f02-wide.cuh"
 #include "f03-multicast.cuh"
+#include "f04-rounds.cuh"
 #include "f02x-split.cuh"
 #include "f02x-tmastore.cuh"
 #include "f03x-narrow.cuh"
@@ -523,6 +528,7 @@ static const version versions[] = {
     {"f1", "promoted", launch_f1, NEEDS_SM90A | PROMOTED},
     {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
     {"f3", "multicast", launch_f3, NEEDS_SM90A | PROMOTED},
+    {"f4", "rounds", launch_f4, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
     // experiments on f2: its last round of tiles split along k

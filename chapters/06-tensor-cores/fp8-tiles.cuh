@@ -14,7 +14,7 @@ constexpr int FP8_BK = 128;
 template <int BM, int BN, int STAGES>
 struct fp8_ring {
     fp8 a[STAGES][BM * FP8_BK];  // 16 KB a stage at BM = 128: a multiple of the 1024-byte atom
-    fp8 b[STAGES][BN * FP8_BK];  // 16, 24 or 32 KB (BN = 128, 192, 256)
+    fp8 b[STAGES][BN * FP8_BK];  // 16, 22, 24 or 32 KB (BN = 128, 176, 192, 256)
     uint64_t full[STAGES], empty[STAGES];
 };
 
@@ -45,6 +45,7 @@ __device__ inline void wgmma_stage_fp8(float (&acc)[R], const fp8 *a, const fp8 
         int add = kk > 0 ? 1 : accumulate;
         if constexpr (R == 64) wgmma_64x128x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
         else if constexpr (R == 96) wgmma_64x192x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
+        else if constexpr (R == 88) wgmma_64x176x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
         else wgmma_64x256x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
     }
 }
