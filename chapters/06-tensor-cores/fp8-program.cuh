@@ -565,9 +565,10 @@ static const char *tc_skip(void *problem, const version *v) {
 
 // -- checking and saving --------------------------------------------------------------------------
 
-// Every checked result against its bound: the promoted one for f1 to f3, the unpromoted (wider)
-// one for f0 and for cuBLASLt (where it promotes, and how often, is its own: it must at least meet
-// the unpromoted bound, and its err_vs_abs shows what it does). Integer inputs need no bound
+// Every checked result against its bound: the promoted one for the PROMOTED versions (f1-f4 and
+// the experiments on them), the unpromoted (wider) one for f0, f0-narrow and cuBLASLt (where it
+// promotes, and how often, is its own: it must at least meet the unpromoted bound, and its
+// err_vs_abs shows what it does). Integer inputs need no bound
 // where exact_for says the sums are exact: the results must then be exact.
 static void tc_check(void *problem, const version *v, check_result *r) {
     fp8_problem *p = (fp8_problem *)problem;
