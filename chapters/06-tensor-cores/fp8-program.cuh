@@ -29,6 +29,8 @@
 //   f2-tmastore    an experiment: f2 storing C through shared memory and TMA, as v10 (slower)
 //   f3-narrow      an experiment: f3's kernel on f1's 128 x 128 tile, whose rounds at 4096^3
 //                  are nearly full where f2's and f3's are not
+//   f3-twosets     an experiment: f3-narrow with two sets of accumulators taking turns by
+//                  stage, the tensor cores running one stage while the other is added up
 //
 // Build and run:   make build/tensor-cores-fp8 && build/tensor-cores-fp8       (8192 x 8192 x 8192)
 //                  build/tensor-cores-fp8 -m 4096 -n 4096 -k 16384 -v f0,f1  (the error at large k)
@@ -516,6 +518,7 @@ static void launch_peak(void *problem) {
 #include "f02x-split.cuh"
 #include "f02x-tmastore.cuh"
 #include "f03x-narrow.cuh"
+#include "f03x-twosets.cuh"
 
 // -- the version table (FP8) ----------------------------------------------------------------------
 
@@ -537,6 +540,8 @@ static const version versions[] = {
     {"f2-tmastore", "tmastore", launch_f2_tmastore, NEEDS_SM90A | PROMOTED},
     // experiments on f3: its kernel on f1's 128 x 128 tile
     {"f3-narrow", "narrow-pairs", launch_f3_narrow, NEEDS_SM90A | PROMOTED},
+    // experiments on f3: f3-narrow with two sets of accumulators taking turns by stage
+    {"f3-twosets", "two-sets", launch_f3_twosets, NEEDS_SM90A | PROMOTED},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
