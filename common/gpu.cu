@@ -313,6 +313,86 @@ static int verify_dumped(const options *o, const bench *b, const version *v) {
     return ok;
 }
 
+// One version's row: printed, and appended to --csv. ref_ms is the baseline's median (NAN
+// when there is none yet); `timing_name` is the CSV's timing column.
+static void emit_row(const options *o, const bench *b, const version *v, const check_result *r,
+                     int ok, timing t, const char *ref_tag, double ref_ms,
+                     const char *timing_name) {
+    int checked = !(v->flags & KL_UNCHECKED);
+    result_row row;
+    row.chapter = o->chapter;
+    row.version = v->tag;
+    row.idea = v->idea;
+    row.input = o->input;
+    row.m = o->m;
+    row.n = o->n;
+    row.k = o->k;
+    row.reps = (o->check_only || o->verify) ? 0 : o->reps;
+    row.ms_median = ok ? t.median : NAN;
+    row.ms_min = ok ? t.min : NAN;
+    row.ms_max = ok ? t.max : NAN;
+    row.gbps = b->bytes > 0 ? b->bytes / (row.ms_median * 1e-3) / 1e9 : NAN;
+    row.gflops = b->flops > 0 ? b->flops / (row.ms_median * 1e-3) / 1e9 : NAN;
+    row.pct_of_baseline = ref_tag ? 100.0 * ref_ms / row.ms_median : NAN;
+    row.max_rel_err = checked ? r->max_rel : NAN;
+    row.ok = !checked ? "unchecked" : ok ? "yes" : "no";
+    row.extra_name = b->extra_name;
+    row.extra_value = (b->extra && ok) ? b->extra(b->problem, row.ms_median) : NAN;
+    row.timing = timing_name;
+    report_table_row(stdout, &row);
+    if (o->csv && csv_append(o->csv, &row) != 0) exit(KL_EXIT_USAGE);
+}
+
+// --interleave: the versions in `vs` (each checked once already) timed in turns. Each gets its
+// warm-up launches, then `reps` rounds launch each once between its own pair of events, in
+// table order, back to back. In the last round each version's output is checked right after
+// its launch, before the next version's overwrites it: the same check of the last timed launch
+// that time_launches' callers make. t[j] and again[j] are version j's.
+static void time_interleaved(const bench *b, const options *o, const version *const *vs, int n,
+                             timing *t, check_result *again) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < o->warmup; i++) {
+            vs[j]->launch(b->problem);
+            CHECK_LAUNCH();
+        }
+    size_t events = (size_t)n * (size_t)o->reps;
+    cudaEvent_t *start = (cudaEvent_t *)host_alloc(2 * sizeof(cudaEvent_t) * events, "events");
+    cudaEvent_t *stop = start + events;  // version j's launch of round i: [j * reps + i]
+    for (size_t e = 0; e < events; e++) {
+        CHECK(cudaEventCreate(&start[e]));
+        CHECK(cudaEventCreate(&stop[e]));
+    }
+    for (int i = 0; i < o->reps; i++)
+        for (int j = 0; j < n; j++) {
+            size_t e = (size_t)j * o->reps + i;
+            if (o->flush_l2) flush_l2_now(i * n + j);
+            CHECK(cudaEventRecord(start[e]));
+            vs[j]->launch(b->problem);
+            CHECK_LAUNCH();
+            CHECK(cudaEventRecord(stop[e]));
+            check_init(&again[j]);
+            if (i == o->reps - 1 && !(vs[j]->flags & KL_UNCHECKED)) {
+                CHECK(cudaDeviceSynchronize());
+                b->check(b->problem, vs[j], &again[j]);
+            }
+        }
+    CHECK(cudaDeviceSynchronize());
+    double *ms = (double *)host_alloc(sizeof(double) * o->reps, "timings");
+    for (int j = 0; j < n; j++) {
+        for (int i = 0; i < o->reps; i++) {
+            size_t e = (size_t)j * o->reps + i;
+            float x = 0.0f;
+            CHECK(cudaEventElapsedTime(&x, start[e], stop[e]));
+            ms[i] = x;
+            CHECK(cudaEventDestroy(start[e]));
+            CHECK(cudaEventDestroy(stop[e]));
+        }
+        t[j] = timing_summary(ms, (size_t)o->reps);
+    }
+    free(ms);
+    free(start);
+}
+
 int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
               const bool *selected, int count) {
     const char *ref_tag = NULL;
@@ -326,6 +406,13 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
     }
     report_table_header(stdout, ref_tag ? ref_tag : "baseline");
     int wrong = 0;
+    // --interleave: every version is checked in the loop below as usual; the ones to time wait
+    // there, and are timed together after it, in turns (time_interleaved). Then their rows.
+    bool interleaved = o->interleave && !o->check_only;
+    const version **later = (const version **)host_alloc(sizeof(version *) * count, "a list");
+    check_result *later_r = (check_result *)host_alloc(sizeof(check_result) * count, "checks");
+    int *later_ok = (int *)host_alloc(sizeof(int) * count, "a list");
+    int n_later = 0;
     char *inputs[KL_MAX_BUFFERS] = {NULL};  // --check-each: the inputs as they are now
     for (int i = 0; o->check_each && i < KL_MAX_BUFFERS && b->inputs[i]; i++) {
         inputs[i] = (char *)host_alloc(b->input_bytes[i], "a copy of the inputs");
@@ -356,7 +443,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
             t = time_checked_launches(b, v, o, inputs, &again, &bad);
             if (bad) r = again, ok = 0;
             if (o->dump) dump_output(o->dump, b, v->tag, ".timed.out");
-        } else if (ok && !o->check_only && !o->verify) {
+        } else if (ok && !o->check_only && !o->verify && !interleaved) {
             if (!o->batch) t = time_launches(v, b->problem, o->warmup, o->reps, o->flush_l2);
             else if (b->time_batch)
                 t = b->time_batch(b->problem, v, o->warmup, o->reps, o->batch, o->graph);
@@ -374,30 +461,54 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
             if (o->dump && ours && checked) dump_output(o->dump, b, v->tag, ".timed.out");
         }
         if (ref_tag && strcmp(v->tag, ref_tag) == 0) ref_ms = t.median;
-        result_row row;
-        row.chapter = o->chapter;
-        row.version = v->tag;
-        row.idea = v->idea;
-        row.input = o->input;
-        row.m = o->m;
-        row.n = o->n;
-        row.k = o->k;
-        row.reps = (o->check_only || o->verify) ? 0 : o->reps;
-        row.ms_median = ok ? t.median : NAN;
-        row.ms_min = ok ? t.min : NAN;
-        row.ms_max = ok ? t.max : NAN;
-        row.gbps = b->bytes > 0 ? b->bytes / (row.ms_median * 1e-3) / 1e9 : NAN;
-        row.gflops = b->flops > 0 ? b->flops / (row.ms_median * 1e-3) / 1e9 : NAN;
-        row.pct_of_baseline = ref_tag ? 100.0 * ref_ms / row.ms_median : NAN;
-        row.max_rel_err = checked ? r.max_rel : NAN;
-        row.ok = !checked ? "unchecked" : ok ? "yes" : "no";
-        row.extra_name = b->extra_name;
-        row.extra_value = (b->extra && ok) ? b->extra(b->problem, row.ms_median) : NAN;
-        row.timing = !o->batch || o->check_each ? "launch" : o->graph ? "graph" : "batch";
-        report_table_row(stdout, &row);
-        if (o->csv && csv_append(o->csv, &row) != 0) exit(KL_EXIT_USAGE);
+        if (interleaved) {  // its row waits for the rounds below
+            later[n_later] = v, later_r[n_later] = r, later_ok[n_later] = ok;
+            n_later++;
+            continue;
+        }
+        emit_row(o, b, v, &r, ok, t, ref_tag, ref_ms,
+                 !o->batch || o->check_each ? "launch" : o->graph ? "graph" : "batch");
         if (!ok) wrong = 1;
     }
+    if (n_later > 0) {
+        const version **timed =
+            (const version **)host_alloc(sizeof(version *) * n_later, "a list");
+        int *slot = (int *)host_alloc(sizeof(int) * n_later, "a list");  // j's place in `timed`
+        int n_timed = 0;
+        for (int j = 0; j < n_later; j++) {
+            slot[j] = later_ok[j] ? n_timed : -1;
+            if (later_ok[j]) timed[n_timed++] = later[j];
+        }
+        timing *t = (timing *)host_alloc(sizeof(timing) * (n_timed + 1), "timings");
+        check_result *again = (check_result *)host_alloc(sizeof(check_result) * (n_timed + 1),
+                                                         "checks");
+        if (n_timed > 0) time_interleaved(b, o, timed, n_timed, t, again);
+        for (int j = 0; j < n_later; j++)  // the baseline's median first: every row's ratio
+            if (slot[j] >= 0 && ref_tag && strcmp(later[j]->tag, ref_tag) == 0)
+                ref_ms = t[slot[j]].median;
+        for (int j = 0; j < n_later; j++) {
+            const version *v = later[j];
+            int ok = later_ok[j];
+            timing tj = {NAN, NAN, NAN};
+            if (slot[j] >= 0) {
+                tj = t[slot[j]];
+                if (!(v->flags & KL_UNCHECKED) && !check_ok(&again[slot[j]])) {
+                    printf("    %s: wrong after the timed launches\n", v->tag);
+                    later_r[j] = again[slot[j]];
+                    ok = 0;
+                }
+            }
+            emit_row(o, b, v, &later_r[j], ok, tj, ref_tag, ref_ms, "interleaved");
+            if (!ok) wrong = 1;
+        }
+        free(again);
+        free(t);
+        free(slot);
+        free(timed);
+    }
+    free(later);
+    free(later_r);
+    free(later_ok);
     for (int i = 0; i < KL_MAX_BUFFERS; i++) free(inputs[i]);
     if (o->csv) env_write(o->csv, e);
     return wrong ? KL_EXIT_WRONG : KL_EXIT_OK;

@@ -83,7 +83,9 @@ typedef struct {
 
 // For each selected row of the table that b->skip lets run: poison the output, launch once,
 // check, time (unless --check-only), check again (the output of the last timed launch), print a
-// table row and append it to --csv. Returns KL_EXIT_OK, or KL_EXIT_WRONG if any checked version was wrong.
+// table row and append it to --csv. With --interleave every version is checked first, then the
+// right ones are timed together in turns (a launch of each a round), then the rows. Returns
+// KL_EXIT_OK, or KL_EXIT_WRONG if any checked version was wrong.
 int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
               const bool *selected, int count);
 

@@ -78,6 +78,9 @@ void options_usage(const options *o, FILE *out) {
                  "                     without it, a pair of events around each launch\n");
     fprintf(out, "      --graph        with --batch: capture the batch in a CUDA graph and time\n"
                  "                     the graph's launch (where the program can capture it)\n");
+    fprintf(out, "      --interleave   time the versions in turns, R rounds of a launch of each,\n"
+                 "                     so that a clock that moves during the run moves under all\n"
+                 "                     of them alike (the CSV's timing column: interleaved)\n");
     fprintf(out, "      --check-each   poison the output before every timed launch, then check it\n"
                  "                     and that the inputs are unchanged (the grader: no launch\n"
                  "                     may skip its work)\n");
@@ -96,7 +99,8 @@ void options_usage(const options *o, FILE *out) {
 
 // Long-only options get codes above the range of characters.
 enum { OPT_REPS = 256, OPT_WARMUP, OPT_SEED, OPT_INPUT, OPT_CHECK_ONLY, OPT_FLUSH_L2, OPT_CSV,
-       OPT_CHECK_EACH, OPT_BATCH, OPT_GRAPH, OPT_SAVE, OPT_DUMP, OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
+       OPT_CHECK_EACH, OPT_BATCH, OPT_GRAPH, OPT_INTERLEAVE, OPT_SAVE, OPT_DUMP, OPT_VERIFY,
+       OPT_LIST, OPT_SELF_TEST };
 
 int options_parse(options *o, int argc, char **argv) {
     static const struct option longs[] = {
@@ -107,6 +111,7 @@ int options_parse(options *o, int argc, char **argv) {
         {"flush-l2", no_argument, NULL, OPT_FLUSH_L2}, {"csv", required_argument, NULL, OPT_CSV},
         {"check-each", no_argument, NULL, OPT_CHECK_EACH},
         {"batch", required_argument, NULL, OPT_BATCH}, {"graph", no_argument, NULL, OPT_GRAPH},
+        {"interleave", no_argument, NULL, OPT_INTERLEAVE},
         {"save", required_argument, NULL, OPT_SAVE}, {"dump", required_argument, NULL, OPT_DUMP},
         {"verify", required_argument, NULL, OPT_VERIFY}, {"list", no_argument, NULL, OPT_LIST},
         {"self-test", no_argument, NULL, OPT_SELF_TEST}, {"help", no_argument, NULL, 'h'},
@@ -167,6 +172,7 @@ int options_parse(options *o, int argc, char **argv) {
             o->batch = (int)v;
             break;
         case OPT_GRAPH: o->graph = true; break;
+        case OPT_INTERLEAVE: o->interleave = true; break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_SAVE: o->save = optarg; break;
         case OPT_DUMP: o->dump = optarg; break;
@@ -195,6 +201,15 @@ int options_parse(options *o, int argc, char **argv) {
     if (o->batch && o->check_each) {
         fprintf(stderr, "%s: --batch and --check-each: the grader checks every launch, which a "
                 "batch does not; give one of the two\n", o->program);
+        return KL_EXIT_USAGE;
+    }
+    if (o->interleave && (o->batch || o->check_each || o->dump || o->verify)) {
+        const char *other = o->batch        ? "--batch"
+                            : o->check_each ? "--check-each"
+                            : o->dump       ? "--dump"
+                                            : "--verify";
+        fprintf(stderr, "%s: --interleave and %s: --interleave times single launches in turns, "
+                "for a benchmark; give one of the two\n", o->program, other);
         return KL_EXIT_USAGE;
     }
     if (o->dump && o->verify) {

@@ -101,6 +101,8 @@ if want c; then
             EXPECT_WORD=--seed expect 2 "$prog" --seed x
             EXPECT_WORD=--input expect 2 "$prog" --input nosuch
             EXPECT_WORD=stray expect 2 "$prog" stray
+            EXPECT_WORD=--interleave expect 2 "$prog" --interleave --batch 2
+            EXPECT_WORD=--interleave expect 2 "$prog" --interleave --check-each
             if [ "$have_gpu" = 0 ]; then
                 EXPECT_WORD=GPU expect 3 "$prog" -n 5
             fi

@@ -944,6 +944,20 @@ int main(int argc, char **argv) {
     bool selected[VERSION_COUNT];
     options_begin(&o, argc, argv, versions, VERSION_COUNT, selected);
     if (o.self_test) return peaks_self_test();
+    // This program's own loop below times each launch between its own events; the shared
+    // harness's other ways of running (bench_run's) are not in it, so it refuses them.
+    const char *other = o.batch        ? "--batch"
+                        : o.check_each ? "--check-each"
+                        : o.dump       ? "--dump"
+                        : o.verify     ? "--verify"
+                        : o.save       ? "--save"
+                        : o.interleave ? "--interleave"
+                                       : NULL;
+    if (other) {
+        fprintf(stderr, "peaks: %s: this program times each launch on its own and takes none of "
+                "--batch, --check-each, --dump, --verify, --save and --interleave\n", other);
+        return KL_EXIT_USAGE;
+    }
 
     env_info env;
     gpu_open(&env);
