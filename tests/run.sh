@@ -278,6 +278,23 @@ PY
         else
             fail "transpose --save"
         fi
+        # --interleave: every version checked, then all timed in turns; every row says so
+        rm -f "$tmp/il.csv"
+        if build/transpose -m 999 -n 1001 --reps 3 --warmup 1 --interleave --csv "$tmp/il.csv" \
+            >"$tmp/il.log" 2>&1 && python3 - "$tmp/il.csv" <<'PY'; then
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) >= 3, f"{len(rows)} rows"
+for r in rows:
+    assert r["timing"] == "interleaved", r
+    assert r["ok"] in ("yes", "unchecked"), r
+    assert float(r["ms_median"]) > 0 and float(r["ms_min"]) <= float(r["ms_max"]), r
+PY
+            pass "transpose --interleave: $(grep -c interleaved "$tmp/il.csv") rows timed in turns, each checked"
+        else
+            fail "transpose --interleave"
+            tail -n 5 "$tmp/il.log" | sed 's/^/    /'
+        fi
         EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
         echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
         # More than 8 minutes on an H100 (the speed cases run in turns). KL_GRADER_GPU=0 leaves it to a run of its own,
