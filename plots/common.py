@@ -89,15 +89,18 @@ def _headline_file(chapter):
 
 def timing_of(row):
     """How a row was timed (the timing column): 'launch' (an event pair around each launch, and
-    every row written before the column existed), 'batch' or 'graph'."""
+    every row written before the column existed), 'batch', 'graph' or 'interleaved' (--interleave:
+    the versions in turns)."""
     return row.get("timing") or "launch"
 
 
 def one_timing(rows):
     """Where a chapter timed the same launches several ways (07: per launch, in batches, in a CUDA
     graph), the figures show one of them: the batches where there are any (the way nccl-tests
-    times), else the launches; the tables name the others."""
-    keep = "batch" if any(timing_of(r) == "batch" for r in rows) else "launch"
+    times), else the launches, else the interleaved launches (a CSV made with --interleave
+    alone); the tables name the others."""
+    kinds = {timing_of(r) for r in rows}
+    keep = next((k for k in ("batch", "launch", "interleaved") if k in kinds), "launch")
     return [r for r in rows if timing_of(r) == keep]
 
 

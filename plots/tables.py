@@ -15,7 +15,7 @@ it differs; the folder, as for tables, is the GPU's unless the name has one). A 
 from two quoted values, their quotient, names both, " / " between them:
     3.2<!-- ratio h200/ncu/04-atomics n=16777216 version=v2 WAVEFRONTS / h200/ncu/04-atomics n=16777216 version=v2 INSTRUCTIONS -->
 A column us_median is ms_median in microseconds, for latencies (07's small messages). The
-timing column (launch, batch, graph) filters like any other: timing=batch.
+timing column (launch, batch, graph, interleaved) filters like any other: timing=batch.
 And the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
 An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
 table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
