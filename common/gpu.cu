@@ -170,6 +170,10 @@ void bench_header(const options *o, const env_info *e) {
         printf("timing: %d %s of %d back-to-back launches, each between one pair of events%s; "
                "ms is a batch's time / %d\n", o->reps, o->reps == 1 ? "batch" : "batches",
                o->batch, o->graph ? ", captured in a CUDA graph" : "", o->batch);
+    if (o->interleave && !o->check_only && !o->verify)
+        printf("timing: interleaved: %d %s of one launch of each version, each between its own "
+               "pair of events; then each version once more, checked\n", o->reps,
+               o->reps == 1 ? "round" : "rounds");
     printf("\n");
 }
 
@@ -344,12 +348,12 @@ static void emit_row(const options *o, const bench *b, const version *v, const c
 }
 
 // --interleave: the versions in `vs` (each checked once already) timed in turns. Each gets its
-// warm-up launches, then `reps` rounds launch each once between its own pair of events, in
-// table order, back to back. In the last round each version's output is checked right after
-// its launch, before the next version's overwrites it: the same check of the last timed launch
-// that time_launches' callers make. t[j] and again[j] are version j's.
+// warm-up launches; then `reps` rounds launch each once between its own pair of events, back to
+// back, with no check or copy between them. Round i starts at version i % n, so that no version
+// always follows the same one. t[j] is version j's timing. The caller checks each version
+// again afterwards (one more launch from a poisoned output).
 static void time_interleaved(const bench *b, const options *o, const version *const *vs, int n,
-                             timing *t, check_result *again) {
+                             timing *t) {
     for (int j = 0; j < n; j++)
         for (int i = 0; i < o->warmup; i++) {
             vs[j]->launch(b->problem);
@@ -363,18 +367,14 @@ static void time_interleaved(const bench *b, const options *o, const version *co
         CHECK(cudaEventCreate(&stop[e]));
     }
     for (int i = 0; i < o->reps; i++)
-        for (int j = 0; j < n; j++) {
+        for (int q = 0; q < n; q++) {
+            int j = (i + q) % n;
             size_t e = (size_t)j * o->reps + i;
-            if (o->flush_l2) flush_l2_now(i * n + j);
+            if (o->flush_l2) flush_l2_now(i * n + q);
             CHECK(cudaEventRecord(start[e]));
             vs[j]->launch(b->problem);
             CHECK_LAUNCH();
             CHECK(cudaEventRecord(stop[e]));
-            check_init(&again[j]);
-            if (i == o->reps - 1 && !(vs[j]->flags & KL_UNCHECKED)) {
-                CHECK(cudaDeviceSynchronize());
-                b->check(b->problem, vs[j], &again[j]);
-            }
         }
     CHECK(cudaDeviceSynchronize());
     double *ms = (double *)host_alloc(sizeof(double) * o->reps, "timings");
@@ -393,6 +393,9 @@ static void time_interleaved(const bench *b, const options *o, const version *co
     free(start);
 }
 
+// The most timed launches --interleave takes (versions x reps): their events all exist at once.
+#define KL_MAX_INTERLEAVED 1000000
+
 int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
               const bool *selected, int count) {
     const char *ref_tag = NULL;
@@ -404,11 +407,19 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
                 o->program);
         exit(KL_EXIT_USAGE);
     }
-    report_table_header(stdout, ref_tag ? ref_tag : "baseline");
-    int wrong = 0;
     // --interleave: every version is checked in the loop below as usual; the ones to time wait
     // there, and are timed together after it, in turns (time_interleaved). Then their rows.
     bool interleaved = o->interleave && !o->check_only;
+    int n_selected = 0;
+    for (int i = 0; i < count; i++) n_selected += selected[i];
+    if (interleaved && (double)n_selected * o->reps > KL_MAX_INTERLEAVED) {
+        fprintf(stderr, "%s: --interleave: %d versions x %d reps is more than %d timed launches, "
+                "whose events all exist at once; give fewer of either\n", o->program,
+                n_selected, o->reps, KL_MAX_INTERLEAVED);
+        exit(KL_EXIT_USAGE);
+    }
+    report_table_header(stdout, ref_tag ? ref_tag : "baseline");
+    int wrong = 0;
     const version **later = (const version **)host_alloc(sizeof(version *) * count, "a list");
     check_result *later_r = (check_result *)host_alloc(sizeof(check_result) * count, "checks");
     int *later_ok = (int *)host_alloc(sizeof(int) * count, "a list");
@@ -462,6 +473,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         }
         if (ref_tag && strcmp(v->tag, ref_tag) == 0) ref_ms = t.median;
         if (interleaved) {  // its row waits for the rounds below
+            if (!ok) printf("    %s: wrong (above); its row follows the timed rounds\n", v->tag);
             later[n_later] = v, later_r[n_later] = r, later_ok[n_later] = ok;
             n_later++;
             continue;
@@ -480,28 +492,31 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
             if (later_ok[j]) timed[n_timed++] = later[j];
         }
         timing *t = (timing *)host_alloc(sizeof(timing) * (n_timed + 1), "timings");
-        check_result *again = (check_result *)host_alloc(sizeof(check_result) * (n_timed + 1),
-                                                         "checks");
-        if (n_timed > 0) time_interleaved(b, o, timed, n_timed, t, again);
+        if (n_timed > 0) time_interleaved(b, o, timed, n_timed, t);
         for (int j = 0; j < n_later; j++)  // the baseline's median first: every row's ratio
             if (slot[j] >= 0 && ref_tag && strcmp(later[j]->tag, ref_tag) == 0)
                 ref_ms = t[slot[j]].median;
+        // Each version once more, from a poisoned output, checked before its row: the rounds
+        // left the output to whichever version ran last, and a chapter's extra column reads
+        // what the row's own version's launch and check left (04's counters, 03's pick, which
+        // its extra clears once read: called once before the launch, it drops the rounds').
         for (int j = 0; j < n_later; j++) {
             const version *v = later[j];
             int ok = later_ok[j];
             timing tj = {NAN, NAN, NAN};
             if (slot[j] >= 0) {
                 tj = t[slot[j]];
-                if (!(v->flags & KL_UNCHECKED) && !check_ok(&again[slot[j]])) {
+                if (b->extra) (void)b->extra(b->problem, NAN);  // drops what the rounds left
+                check_result again = run_and_check(b, v);
+                if (!(v->flags & KL_UNCHECKED) && !check_ok(&again)) {
                     printf("    %s: wrong after the timed launches\n", v->tag);
-                    later_r[j] = again[slot[j]];
+                    later_r[j] = again;
                     ok = 0;
                 }
             }
             emit_row(o, b, v, &later_r[j], ok, tj, ref_tag, ref_ms, "interleaved");
             if (!ok) wrong = 1;
         }
-        free(again);
         free(t);
         free(slot);
         free(timed);

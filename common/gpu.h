@@ -59,7 +59,10 @@ typedef struct {
     void (*check)(void *problem, const version *v, check_result *r);
     // Optional: writes the output as DIR/<tag>.npy (--save).
     void (*save)(void *problem, const char *dir, const char *tag);
-    // Optional: one chapter-specific figure for the row, from the median time.
+    // Optional: one chapter-specific figure for the row, from the median time and what the
+    // row's version's last launch and check left (03's pick, 04's counters). It may clear that
+    // state; under --interleave it is also called once, its value unused, before the version's
+    // last launch, to drop what the other versions' launches left.
     const char *extra_name;
     double (*extra)(void *problem, double ms_median);
     // Optional: why version v cannot run on this GPU or this build (NULL when it can). A
@@ -84,8 +87,9 @@ typedef struct {
 // For each selected row of the table that b->skip lets run: poison the output, launch once,
 // check, time (unless --check-only), check again (the output of the last timed launch), print a
 // table row and append it to --csv. With --interleave every version is checked first, then the
-// right ones are timed together in turns (a launch of each a round), then the rows. Returns
-// KL_EXIT_OK, or KL_EXIT_WRONG if any checked version was wrong.
+// ones that passed are timed together in turns (a launch of each a round), then each is launched
+// once more on a poisoned output and checked before its row. Returns KL_EXIT_OK, or
+// KL_EXIT_WRONG if any checked version was wrong.
 int bench_run(const options *o, const env_info *e, const bench *b, const version *table,
               const bool *selected, int count);
 

@@ -78,9 +78,10 @@ void options_usage(const options *o, FILE *out) {
                  "                     without it, a pair of events around each launch\n");
     fprintf(out, "      --graph        with --batch: capture the batch in a CUDA graph and time\n"
                  "                     the graph's launch (where the program can capture it)\n");
-    fprintf(out, "      --interleave   time the versions in turns, R rounds of a launch of each,\n"
-                 "                     so that a clock that moves during the run moves under all\n"
-                 "                     of them alike (the CSV's timing column: interleaved)\n");
+    fprintf(out, "      --interleave   time the versions in turns, R rounds of a launch of each\n"
+                 "                     (each round starting one version further), so that a clock\n"
+                 "                     that moves during the run moves under all of them; then\n"
+                 "                     each is checked once more (CSV timing: interleaved)\n");
     fprintf(out, "      --check-each   poison the output before every timed launch, then check it\n"
                  "                     and that the inputs are unchanged (the grader: no launch\n"
                  "                     may skip its work)\n");

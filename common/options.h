@@ -50,7 +50,7 @@ typedef struct {
                                    // launch timed (programs that can capture their launches)
     bool interleave;               // --interleave: the versions timed in turns, one launch of
                                    // each a round, so that a clock that moves during the run
-                                   // moves under all of them alike
+                                   // moves under all of them
     bool list;                     // print the version table and exit
     bool self_test;                // test the CPU reference and exit; needs no GPU
     const char *csv;               // append results here

@@ -25,8 +25,10 @@ typedef struct {
     double extra_value;
     const char *timing;       // how the times were taken: "launch" (an event pair around each
                               // launch; NULL writes it too), "batch" (a batch of launches between
-                              // one pair of events, time = batch / count) or "graph" (that batch
-                              // captured in a CUDA graph); a launch's time in every case
+                              // one pair of events, time = batch / count), "graph" (that batch
+                              // captured in a CUDA graph) or "interleaved" (--interleave: one
+                              // event pair a launch, the versions in turns); a launch's time in
+                              // every case
 } result_row;
 
 // The CSV columns, in order. Every chapter writes exactly these; plots read them by name.

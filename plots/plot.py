@@ -164,7 +164,8 @@ def sweep(chapter, rows, out_dir, gpu):
     end_labels(ax, ends, label_ax=axes[-1])
     # how the rows were timed, where a chapter times the same calls several ways (07)
     timed = {"batch": "timed in batches of back-to-back calls",
-             "graph": "timed in CUDA graphs of calls"}.get(timing_of(rows[0]), "")
+             "graph": "timed in CUDA graphs of calls",
+             "interleaved": "the versions timed in turns"}.get(timing_of(rows[0]), "")
     notes = [f"input {inputs[0]}" if inputs[0] else "", timed]
     fig.suptitle(f"{chapter} over problem sizes, {gpu}" +
                  (f" ({'; '.join(n for n in notes if n)})" if any(notes) else ""), fontsize=9, y=0.98)

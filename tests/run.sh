@@ -101,8 +101,18 @@ if want c; then
             EXPECT_WORD=--seed expect 2 "$prog" --seed x
             EXPECT_WORD=--input expect 2 "$prog" --input nosuch
             EXPECT_WORD=stray expect 2 "$prog" stray
-            EXPECT_WORD=--interleave expect 2 "$prog" --interleave --batch 2
-            EXPECT_WORD=--interleave expect 2 "$prog" --interleave --check-each
+            for a in "--batch 2" --check-each "--dump x" "--verify x"; do
+                # shellcheck disable=SC2086
+                EXPECT_WORD="--interleave and ${a%% *}" expect 2 "$prog" --interleave $a
+            done
+            if [ "$prog" = peaks ]; then  # its own timing loop has none of these
+                for a in --interleave "--batch 4" --check-each "--dump x" "--verify x" \
+                    "--save x"; do
+                    # shellcheck disable=SC2086
+                    EXPECT_WORD="${a%% *}: this program times each launch on its own" \
+                        expect 2 peaks $a
+                done
+            fi
             if [ "$have_gpu" = 0 ]; then
                 EXPECT_WORD=GPU expect 3 "$prog" -n 5
             fi
@@ -278,21 +288,31 @@ PY
         else
             fail "transpose --save"
         fi
-        # --interleave: every version checked, then all timed in turns; every row says so
-        rm -f "$tmp/il.csv"
-        if build/transpose -m 999 -n 1001 --reps 3 --warmup 1 --interleave --csv "$tmp/il.csv" \
-            >"$tmp/il.log" 2>&1 && python3 - "$tmp/il.csv" <<'PY'; then
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-assert len(rows) >= 3, f"{len(rows)} rows"
+        # --interleave: every version checked, timed in turns, checked again; its rows are the
+        # --check-only run's, in the same order, each with a time and the baseline's ratio, and
+        # matmul's extra column (v16's pick) is v16's own, not the last version's to run
+        rm -f "$tmp/il.csv" "$tmp/co.csv" "$tmp/mm.csv"
+        if build/transpose -m 999 -n 1001 --check-only --csv "$tmp/co.csv" >/dev/null 2>&1 &&
+            build/transpose -m 999 -n 1001 --reps 3 --warmup 1 --interleave --csv "$tmp/il.csv" \
+                >"$tmp/il.log" 2>&1 &&
+            build/matmul -m 257 -n 255 -k 129 -v v15,v16,v17 --reps 2 --interleave \
+                --csv "$tmp/mm.csv" >>"$tmp/il.log" 2>&1 &&
+            python3 - "$tmp/il.csv" "$tmp/co.csv" "$tmp/mm.csv" <<'PY'; then
+import csv, math, sys
+rows, ref, mm = (list(csv.DictReader(open(f))) for f in sys.argv[1:4])
+assert [r["version"] for r in rows] == [r["version"] for r in ref], "not the same rows"
 for r in rows:
     assert r["timing"] == "interleaved", r
     assert r["ok"] in ("yes", "unchecked"), r
-    assert float(r["ms_median"]) > 0 and float(r["ms_min"]) <= float(r["ms_max"]), r
+    assert 0 < float(r["ms_min"]) <= float(r["ms_median"]) <= float(r["ms_max"]), r
+    assert math.isfinite(float(r["pct_of_baseline"])) and float(r["pct_of_baseline"]) > 0, r
+assert float(rows[0]["pct_of_baseline"]) == 100, rows[0]
+pick = {r["version"]: r["extra_value"] for r in mm}
+assert pick["v16"] != "" and pick["cublas"] == "" and pick["v15"] == "" and pick["v17"] != "", pick
 PY
-            pass "transpose --interleave: $(grep -c interleaved "$tmp/il.csv") rows timed in turns, each checked"
+            pass "--interleave: transpose's rows as --check-only's, timed in turns; matmul's pick per row"
         else
-            fail "transpose --interleave"
+            fail "--interleave"
             tail -n 5 "$tmp/il.log" | sed 's/^/    /'
         fi
         EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
