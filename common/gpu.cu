@@ -349,9 +349,9 @@ static void emit_row(const options *o, const bench *b, const version *v, const c
 
 // --interleave: the versions in `vs` (each checked once already) timed in turns. Each gets its
 // warm-up launches; then `reps` rounds launch each once between its own pair of events, back to
-// back, with no check or copy between them. Round i starts at version i % n, so that no version
-// always follows the same one. t[j] is version j's timing. The caller checks each version
-// again afterwards (one more launch from a poisoned output).
+// back, with no check or copy between them. Round i starts at version i % n and wraps around,
+// so that each version opens some of the rounds. t[j] is version j's timing. The caller checks
+// each version again afterwards (one more launch from a poisoned output).
 static void time_interleaved(const bench *b, const options *o, const version *const *vs, int n,
                              timing *t) {
     for (int j = 0; j < n; j++)
