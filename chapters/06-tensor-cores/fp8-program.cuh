@@ -21,6 +21,9 @@
 //                  the pair's B for both (TMA multicast, v11's step): 28 KB from L2 a stage, not 40
 //   f4 rounds      f3's kernel on a 128 x 176 tile, whose count fills its last round of
 //                  tiles at 4096^3 (768 tiles, 5.8 rounds of 132, where 128 x 192 makes 5 1/3)
+//   f5 fit         f4's kernel on a 128 x 208 tile: more columns for a stage's bytes, and
+//                  tiles that fit 4096 (20 columns of them, the last 144/208 full; 4.85 rounds)
+//   f6 unpaired    f5's tile without the clusters (f2's kernel): no stage waits for two blocks
 //   f0-narrow      an experiment: f0 on f1's 128 x 128 tile, to measure promotion apart from
 //                  the narrower tile it needs
 //   f2-split       an experiment: f2 with its last round of tiles split along k, so that no
@@ -141,7 +144,8 @@ typedef struct {
     int cc, sms;                 // compute capability as 90, and SMs
     bool sm90a;                  // this build has sm_90a code for this GPU
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
-    CUtensorMap map_a, map_b64, map_b88, map_b96, map_b128, map_b192, map_b256;  // B: 64-256 rows
+    CUtensorMap map_a;           // A: boxes of 128 rows; B: boxes of 64 to 256 rows, by tile
+    CUtensorMap map_b64, map_b88, map_b96, map_b104, map_b128, map_b192, map_b208, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
     float *pieces;               // f2-split: its pieces' FP32 sums, a tile's worth an SM
     unsigned *pieces_done;       // f2-split: the pieces of each split tile done, a counter an SM
@@ -334,17 +338,19 @@ static void reference_all(fp8_problem *p) {
 #include "tma-store.cuh"
 #include "cluster-pairs.cuh"
 
-// The tensor maps of A (boxes of 128 x 128) and B (boxes of 128 values of k and 64, 88, 96, 128,
-// 192 or 256 rows: f3's and f4's blocks copy half a tile of B), made at the first launch that
-// needs them.
+// The tensor maps of A (boxes of 128 x 128) and B (boxes of 128 values of k and 64, 88, 96, 104,
+// 128, 192, 208 or 256 rows: f3's, f4's and f5's blocks copy half a tile of B), made at the first
+// launch that needs them.
 static void make_maps_fp8(fp8_problem *p) {
     if (p->maps_made) return;
     make_map_fp8(&p->map_a, p->a, p->m, p->k, p->ld, 128);
     make_map_fp8(&p->map_b64, p->b, p->n, p->k, p->ld, 64);
     make_map_fp8(&p->map_b88, p->b, p->n, p->k, p->ld, 88);
     make_map_fp8(&p->map_b96, p->b, p->n, p->k, p->ld, 96);
+    make_map_fp8(&p->map_b104, p->b, p->n, p->k, p->ld, 104);
     make_map_fp8(&p->map_b128, p->b, p->n, p->k, p->ld, 128);
     make_map_fp8(&p->map_b192, p->b, p->n, p->k, p->ld, 192);
+    make_map_fp8(&p->map_b208, p->b, p->n, p->k, p->ld, 208);
     make_map_fp8(&p->map_b256, p->b, p->n, p->k, p->ld, 256);
     p->maps_made = true;
 }
@@ -515,6 +521,8 @@ static void launch_peak(void *problem) {
 #include "f02-wide.cuh"
 #include "f03-multicast.cuh"
 #include "f04-rounds.cuh"
+#include "f05-fit.cuh"
+#include "f06-unpaired.cuh"
 #include "f02x-split.cuh"
 #include "f02x-tmastore.cuh"
 #include "f03x-narrow.cuh"
@@ -532,6 +540,8 @@ static const version versions[] = {
     {"f2", "wide", launch_f2, NEEDS_SM90A | PROMOTED},
     {"f3", "multicast", launch_f3, NEEDS_SM90A | PROMOTED},
     {"f4", "rounds", launch_f4, NEEDS_SM90A | PROMOTED},
+    {"f5", "fit", launch_f5, NEEDS_SM90A | PROMOTED},
+    {"f6", "unpaired", launch_f6, NEEDS_SM90A | PROMOTED},
     // experiments on f0: its kernel on f1's tile
     {"f0-narrow", "narrow", launch_f0_narrow, NEEDS_SM90A},
     // experiments on f2: its last round of tiles split along k
@@ -570,7 +580,7 @@ static const char *tc_skip(void *problem, const version *v) {
 
 // -- checking and saving --------------------------------------------------------------------------
 
-// Every checked result against its bound: the promoted one for the PROMOTED versions (f1-f4 and
+// Every checked result against its bound: the promoted one for the PROMOTED versions (f1-f6 and
 // the experiments on them), the unpromoted (wider) one for f0, f0-narrow and cuBLASLt (where it
 // promotes, and how often, is its own: it must at least meet the unpromoted bound, and its
 // err_vs_abs shows what it does). Integer inputs need no bound

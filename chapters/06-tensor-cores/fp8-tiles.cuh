@@ -46,6 +46,7 @@ __device__ inline void wgmma_stage_fp8(float (&acc)[R], const fp8 *a, const fp8 
         if constexpr (R == 64) wgmma_64x128x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
         else if constexpr (R == 96) wgmma_64x192x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
         else if constexpr (R == 88) wgmma_64x176x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
+        else if constexpr (R == 104) wgmma_64x208x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
         else wgmma_64x256x32_e4m3(acc, da + 2 * kk, db + 2 * kk, add);
     }
 }
