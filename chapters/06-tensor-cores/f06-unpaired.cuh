@@ -2,8 +2,8 @@
 // f5's tile without f3's clusters: f2's kernel, each block on its own tile, copying all of its B.
 // The pairs halve the B each block copies (f5 reads 29 KB from L2 a stage, f6 42), but they tie
 // each stage to two blocks: it is refilled only when the consumers of both are done with it, so
-// a stall in either block holds up the other. At 4096^3 the pairs bought f3 no time over f2,
-// its unpaired step before (README); f6 is the same step back, on f5's tile.
+// a stall in either block holds up the other. At 4096^3 the pairs bought f3 no time over f2
+// (README), so f6 takes them away again, on f5's tile. The launcher is f2's with 208 for 192.
 
 static void launch_f6(void *problem) {
     fp8_problem *p = (fp8_problem *)problem;
