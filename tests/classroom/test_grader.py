@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from xml.etree import ElementTree as ET
 
@@ -45,10 +46,15 @@ ROOT = exercises.ROOT
 failed = 0
 
 
+printing = threading.Lock()  # checks run in threads (the pools below): one whole line at a time
+
+
 def check(ok, what, detail=""):
     global failed
-    print(f"{'PASS' if ok else 'FAIL'} {what}" + (f": {detail}" if detail and not ok else ""))
-    failed += not ok
+    line = f"{'PASS' if ok else 'FAIL'} {what}" + (f": {detail}" if detail and not ok else "")
+    with printing:  # print() writes the text and its newline apart: two threads could join lines
+        print(line, flush=True)
+        failed += not ok
     return ok
 
 
