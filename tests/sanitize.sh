@@ -2,8 +2,10 @@
 # make sanitize [CH=NN-topic]: compute-sanitizer's memcheck, racecheck, initcheck and synccheck
 # over every version, at the small sizes in chapters/*/sanitize.args. A version listed in the
 # chapter's sanitize.expect as "TOOL TAG" (a deliberate race) runs alone under that tool and
-# must be reported; every other run must be clean. KL_SANITIZE_TOOLS="racecheck" runs a subset
-# of the tools (to run the slow ones side by side).
+# must be reported; every other run must be clean. A line of sanitize.args that names versions
+# (-v LIST) runs those only: a size that only some versions need, too slow for all of them under
+# racecheck. KL_SANITIZE_TOOLS="racecheck" runs a subset of the tools (to run the slow ones
+# side by side).
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -44,14 +46,28 @@ for d in $(chapters "${1:-}") ; do
     # baseline's, named nccl...) still run but are not checked, their buffers being NCCL's.
     api=""
     [ -f "$d/gpus" ] && api="--report-api-errors no --kernel-name-exclude kns=nccl"
+    declare -A named=()  # for each line that names versions: how many of them a program has
     for prog in $(programs "$d"); do
         ours=$(build/"$prog" --list | awk 'NR > 1 && $3 == "ours" {print $1}')
-        while read -r args; do
+        while read -r line; do
+            # the line's own versions, if it names them: one "-v v13,v14" (the tags as written)
+            args=$(echo " $line " | tr '\t' ' ')
+            only=$(echo "$args" | sed -n 's/.* -v \([^ ]*\) .*/\1/p' | tr , ' ')
+            args=$(echo "$args" | sed 's/ -v [^ ]* / /; s/^ *//; s/ *$//')
+            line_ours=$ours
+            if [ -n "$only" ]; then
+                line_ours=$(for v in $ours; do echo " $only " | grep -q " $v " && echo "$v"; done)
+                named[$line]=$(( ${named[$line]:-0} + $(echo "$line_ours" | grep -c .) ))
+                [ -z "$line_ours" ] && continue  # none of this program's versions
+            fi
             for tool in ${KL_SANITIZE_TOOLS:-memcheck racecheck initcheck synccheck}; do
                 expected=$(awk -v t="$tool" '$1 == t {print $2}' "$d/sanitize.expect" 2>/dev/null)
-                keep=$(for v in $ours; do echo "$expected" | grep -qx "$v" || echo "$v"; done | paste -sd,)
-                # shellcheck disable=SC2086
-                sanitize "$tool" clean "$prog" $args -v "${keep:-all}" --check-only --warmup 0
+                expected=$(for v in $expected; do echo "$line_ours" | grep -qx "$v" && echo "$v"; done)
+                keep=$(for v in $line_ours; do echo "$expected" | grep -qx "$v" || echo "$v"; done | paste -sd,)
+                if [ -n "$keep" ] || [ -z "$only" ]; then
+                    # shellcheck disable=SC2086
+                    sanitize "$tool" clean "$prog" $args -v "${keep:-all}" --check-only --warmup 0
+                fi
                 for v in $expected; do
                     # shellcheck disable=SC2086
                     sanitize "$tool" finding "$prog" $args -v "$v" --check-only --warmup 0
@@ -59,6 +75,13 @@ for d in $(chapters "${1:-}") ; do
             done
         done < <(arg_lines "$d/sanitize.args")
     done
+    for line in "${!named[@]}"; do  # a line whose versions no program has: a typo, say so
+        if [ "${named[$line]}" -eq 0 ]; then
+            failed=$((failed + 1))
+            echo "FAIL $(basename "$d")/sanitize.args: '$line' names no version of ours (--list)"
+        fi
+    done
+    unset named
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
