@@ -43,34 +43,50 @@ __device__ inline void release_stage_cluster(uint64_t *empty) {
 }
 #endif
 
-// Launches `kernel` in clusters of CLUSTER blocks along x (blocks CLUSTER c .. CLUSTER c +
+// The launch of `kernel` in clusters of CLUSTER blocks along x (blocks CLUSTER c .. CLUSTER c +
 // CLUSTER - 1 are cluster c; __cluster_dims__ would not compile for the sm_80 build this file
-// also makes), 3 warpgroups and `smem` bytes a block: one cluster for each of `pairs` pairs, up
-// to the clusters the GPU holds at once. `clusters` is the launcher's own: 0 until the first
-// launch asks the GPU (cudaOccupancyMaxActiveClusters), which says so in a line if the clusters
-// leave SMs without a block.
-template <int CLUSTER, class Kernel, class... Args>
-static void launch_clusters(Kernel kernel, size_t smem, unsigned pairs, int sms, int &clusters,
-                            Args... args) {
-    cudaLaunchAttribute cluster = {};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = CLUSTER, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+// also makes), 3 warpgroups and `smem` bytes a block.
+template <int CLUSTER>
+static cudaLaunchConfig_t cluster_config(size_t smem, cudaLaunchAttribute *cluster) {
+    cluster->id = cudaLaunchAttributeClusterDimension;
+    cluster->val.clusterDim.x = CLUSTER;
+    cluster->val.clusterDim.y = cluster->val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg = {};
     cfg.blockDim = dim3(3 * WG);
     cfg.dynamicSmemBytes = smem;
-    cfg.attrs = &cluster, cfg.numAttrs = 1;
-    if (!clusters) {
-        allow_smem(kernel, smem);
-        cfg.gridDim = dim3(sms / CLUSTER * CLUSTER);  // a grid of whole clusters, a block an SM
-        CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
-        if (clusters < 1) {
-            fprintf(stderr, "the GPU runs no cluster of %d blocks of this kernel\n", CLUSTER);
-            exit(KL_EXIT_GPU);
-        }
-        if (CLUSTER * clusters < sms)  // SMs left without a block: say so, it costs time
-            fprintf(stderr, "clusters of %d blocks: %d at once, on %d of the %d SMs\n", CLUSTER,
-                    clusters, CLUSTER * clusters, sms);
+    cfg.attrs = cluster, cfg.numAttrs = 1;
+    return cfg;
+}
+
+// The clusters the GPU holds at once (cudaOccupancyMaxActiveClusters), with a line if they
+// leave SMs without a block.
+template <int CLUSTER, class Kernel>
+static int cluster_capacity(Kernel kernel, size_t smem, int sms) {
+    cudaLaunchAttribute cluster = {};
+    cudaLaunchConfig_t cfg = cluster_config<CLUSTER>(smem, &cluster);
+    allow_smem(kernel, smem);
+    cfg.gridDim = dim3(sms / CLUSTER * CLUSTER);  // a grid of whole clusters, a block an SM
+    int clusters = 0;
+    CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
+    if (clusters < 1) {
+        fprintf(stderr, "the GPU runs no cluster of %d blocks of this kernel\n", CLUSTER);
+        exit(KL_EXIT_GPU);
     }
-    cfg.gridDim = dim3(CLUSTER * min(pairs, (unsigned)clusters));
+    if (CLUSTER * clusters < sms)  // SMs left without a block: say so, it costs time
+        fprintf(stderr, "clusters of %d blocks: %d at once, on %d of the %d SMs\n", CLUSTER,
+                clusters, CLUSTER * clusters, sms);
+    return clusters;
+}
+
+// Launches `kernel` in `wanted` clusters (v11, v12: one for each pair of tiles), up to the
+// clusters the GPU holds at once. `clusters` is the launcher's own: 0 until the first launch
+// asks the GPU.
+template <int CLUSTER, class Kernel, class... Args>
+static void launch_clusters(Kernel kernel, size_t smem, unsigned wanted, int sms, int &clusters,
+                            Args... args) {
+    if (!clusters) clusters = cluster_capacity<CLUSTER>(kernel, smem, sms);
+    cudaLaunchAttribute cluster = {};
+    cudaLaunchConfig_t cfg = cluster_config<CLUSTER>(smem, &cluster);
+    cfg.gridDim = dim3(CLUSTER * min(wanted, (unsigned)clusters));
     CHECK(cudaLaunchKernelEx(&cfg, kernel, args...));
 }

@@ -36,16 +36,20 @@
 //                  their tile of B, and TMA multicast writes it into both
 //   v12 staggered  one consumer warpgroup runs two stages ahead of the other: each stores its
 //                  results while the other multiplies
+//   v13 streamk    the pairs of a last round that would leave clusters idle are cut along k
+//                  into runs, one a cluster, their partial sums added through global memory
 //   v2-staged      an experiment: v2 with v1's stores through shared memory, to measure v2's
 //                  two changes (mma.sync, stores from registers) apart
 //   v12-lag1, v12-lag3  experiments: v12 with its warpgroups one and three stages apart
 //   v12-halves     an experiment: v12 with its stores of C into shared memory reordered so that
 //                  each half-warp writes 32 different banks (two passes a store, not four)
+//   v12-hilbert    an experiment: v12 with its pairs in the order of a Hilbert curve
+//   v13-always     an experiment: v13 splitting every partial last round, however little it saves
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v4a-v12 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
+// v4a-v13 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
 #ifdef TC_FP8  // make build/tensor-cores-fp8: the FP8 program, in fp8-program.cuh
 #include "fp8-program.cuh"
@@ -114,6 +118,8 @@ typedef struct {
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
     CUtensorMap map_a, map_b128, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
+    float4 *partials;            // v13's partial sums of shared tiles, a slot a warpgroup an SM
+    unsigned *counters;          // v13's counts of them, 0 between launches
 } tc_problem;
 
 // ---- the CPU reference --------------------------------------------------------------------------
@@ -237,6 +243,9 @@ static void launch_peak(void *problem) {
 #include "v12x-lag.cuh"
 #include "v12x-halves.cuh"
 #include "v12x-hilbert.cuh"
+#include "streamk.cuh"
+#include "v13-streamk.cuh"
+#include "v13x-always.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -261,6 +270,7 @@ static const version versions[] = {
     {"v10", "tmastore", launch_v10, NEEDS_SM90A},
     {"v11", "multicast", launch_v11, NEEDS_SM90A},
     {"v12", "staggered", launch_v12, NEEDS_SM90A},
+    {"v13", "streamk", launch_v13, NEEDS_SM90A},
     // experiments on v2: its stores from registers undone (v1's way to C, through shared memory)
     {"v2-staged", "staged", launch_v2_staged, NEEDS_BF16_MMA},
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
@@ -270,6 +280,8 @@ static const version versions[] = {
     {"v12-halves", "halves", launch_v12_halves, NEEDS_SM90A},
     // an experiment on v12: its pairs of tiles along a Hilbert curve
     {"v12-hilbert", "hilbert", launch_v12_hilbert, NEEDS_SM90A},
+    // an experiment on v13: every partial last round split, however little it saves
+    {"v13-always", "always", launch_v13_always, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
@@ -499,6 +511,9 @@ int main(int argc, char **argv) {
     p.b = (const bf16 *)gpu_alloc(b_bytes, "B");
     p.c = (float *)gpu_alloc(c_bytes, "C");
     p.peak_sink = (float *)gpu_alloc(2 * PEAK_BLOCKS_PER_SM * (size_t)p.sms * sizeof(float), "peak");
+    p.partials = (float4 *)gpu_alloc(streamk_partial_bytes(p.sms), "v13's partial sums");
+    p.counters = (unsigned *)gpu_alloc(streamk_counter_bytes(p.sms), "v13's counters");
+    CHECK(cudaMemset(p.counters, 0, streamk_counter_bytes(p.sms)));
     p.host_a = (bf16 *)host_alloc(a_bytes, "A");
     p.host_b = (bf16 *)host_alloc(b_bytes, "B");
     p.host_c = (float *)host_alloc(c_bytes, "the results");
@@ -575,6 +590,8 @@ int main(int argc, char **argv) {
     CHECK(cudaFree((void *)p.b));
     CHECK(cudaFree(p.c));
     CHECK(cudaFree(p.peak_sink));
+    CHECK(cudaFree(p.partials));
+    CHECK(cudaFree(p.counters));
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.fa), free(p.fb), free(p.want);
     free(p.abs_row), free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
     return rc;
