@@ -11,18 +11,20 @@ struct work_unit {
 // 132 SMs) are eight full rounds and a ninth in which 18 clusters have nothing to do. Here the
 // pairs of the full rounds go out as before, and the k steps of the pairs left over (48 x 96 =
 // 4,608 at 6144^3) are laid end to end, pair after pair, and cut into as many runs as there are
-// clusters, equal to within a step (69 or 70 each). A run may start or end inside a pair, so a
-// pair of the last round is shared by two or more clusters, each holding a partial sum of it.
+// clusters, equal to within a step (69 or 70 each; one a step where there are fewer steps than
+// clusters). A run may start or end inside a pair, so a pair of the last round is shared by two
+// or more clusters, each holding a partial sum of it.
 // Where the problem has fewer pairs than the GPU has clusters, its one round is split the same
 // way among all of them. Producer and consumers walk the same units in the same order, each
 // with a streamk_work.
 //
-// The split is not free: each sharer writes a partial sum of 128 KB (a block's 128 x 256 results
-// in FP32) that the pair's adder reads back, and the more clusters share a pair, the more sums
-// its adder reads. So we split only where the last round would leave clusters idle for
-// `min_idle` k steps or more, averaged over all the clusters: (clusters - left) / clusters of a
-// pair's steps (v13 takes 16; its experiment v13-always, 0: every partial round is split). The
-// README measures where the split gains and where it loses.
+// The split is not free: each block of a sharer writes a partial sum of 128 KB (its 128 x 256
+// results in FP32) that the pair's adder reads back, and the more clusters share a pair, the
+// more sums its adder reads. So we split only where the split shortens the last round by
+// `min_idle` k steps or more: unsplit it takes a pair's steps, split about left / clusters of
+// them, a saving of (clusters - left) / clusters of a pair's steps (v13 takes 16; its
+// experiment v13-always, 0: every partial round is split). The README measures where the split
+// gains and where it loses.
 __host__ __device__ inline bool streamk_splits(size_t pairs, size_t clusters, int steps,
                                                int min_idle) {
     size_t left = pairs % clusters;  // the pairs of the last round

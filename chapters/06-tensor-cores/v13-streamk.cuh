@@ -100,7 +100,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v13_streamk(
 #endif
 }
 
-// v13 splits where the clusters would idle 16 steps or more on average (streamk.cuh).
+// v13 splits where the split shortens the last round by 16 k steps or more (streamk.cuh).
 constexpr int STREAMK_MIN_IDLE_STEPS = 16;
 
 static void launch_streamk(tc_problem *p, int min_idle) {
@@ -110,7 +110,7 @@ static void launch_streamk(tc_problem *p, int min_idle) {
     constexpr int C_COLS = 32;         // a box of C: 64 rows of 32 floats, the swizzle's 128 bytes
     constexpr int C_BUFFERS = 2;       // 2 x 8 KB a warpgroup: 32 KB, what 227 KB leave the ring
     constexpr int CLUSTER = 2;         // tiles one above the other: each block copies 128 rows of B
-    constexpr int LAG = 2;             // v12's stagger
+    constexpr int LAG = 2;             // v12's stagger, two stages (v12-staggered.cuh says why)
     static_assert(BN / CLUSTER == 128, "a block's part of B is a box of map_b128");
     static_assert(BM / 2 * BN == STREAMK_SLOT_FLOATS, "a slot holds a warpgroup's results");
     typedef ring_and_c<stage_ring<BM, BN, BK, STAGES>, C_COLS, C_BUFFERS> layout;
@@ -120,7 +120,8 @@ static void launch_streamk(tc_problem *p, int min_idle) {
     static int clusters = 0;  // the clusters the GPU holds at once, asked at the first launch
     if (!clusters) clusters = cluster_capacity<CLUSTER>(kernel, ring_bytes<layout>(), p->sms);
     make_maps(p, BM, BK);
-    // a cluster a pair, up to all of them; all of them where a round is split
+    // a cluster a pair, up to all of them; all of them where a round is split. The kernel
+    // decides again from the grid: a grid of a cluster a pair leaves no partial round to split.
     unsigned pairs = tiles(p->m, p->n, CLUSTER * BM, BN);
     int steps = (int)ceil_div(p->k, BK);
     unsigned grid = streamk_splits(pairs, clusters, steps, min_idle) ? (unsigned)clusters : pairs;
