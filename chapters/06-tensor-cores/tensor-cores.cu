@@ -458,6 +458,44 @@ static int tc_self_test(void) {
     }
     failed += report("exact_ints: exact up to 4 k = 2^24, not beyond",
                      exact_ints(1000) && exact_ints(1 << 22) && !exact_ints((1 << 22) + 1));
+    // v13's plan: every k step of every pair in exactly one unit; the whole pairs first; a shared
+    // stretch only as the first unit of a run (one slot a cluster); each pair's sharers counted as
+    // its adder counts them; for grids of 66 and 57 clusters (132 and 114 SMs) and small ones
+    bool planned = true;
+    const size_t plan_pairs[] = {1, 2, 8, 16, 56, 57, 58, 64, 66, 67, 120, 256, 272, 576, 1024};
+    const int plan_steps[] = {1, 2, 3, 16, 17, 21, 32, 64, 79, 96, 128};
+    for (size_t clusters : {(size_t)66, (size_t)57, (size_t)7, (size_t)1})
+        for (size_t pairs : plan_pairs)
+            for (int steps : plan_steps)
+                for (int min_idle : {0, 16}) {
+                    // the launcher's grid: all the clusters where it splits, else a cluster a pair
+                    size_t grid = streamk_splits(pairs, clusters, steps, min_idle) ? clusters
+                                  : pairs < clusters                                 ? pairs
+                                                                                     : clusters;
+                    int *seen = (int *)calloc(pairs * steps, sizeof(int));
+                    int *shares = (int *)calloc(pairs, sizeof(int));   // stretches shared
+                    int *counted = (int *)calloc(pairs, sizeof(int));  // sharers the adder awaits
+                    for (size_t q = 0; q < grid; q++) {
+                        streamk_work w(pairs, steps, q, grid, min_idle);
+                        bool in_run = false;
+                        int units_in_run = 0;
+                        for (work_unit u; w.next_unit(u);) {
+                            planned &= u.pair < pairs && u.k0 < u.k1 && u.k1 <= steps;
+                            if (u.pair >= pairs) break;
+                            planned &= !in_run || u.pair >= w.whole;  // whole pairs first
+                            in_run = u.pair >= w.whole;
+                            for (int k = u.k0; k < u.k1; k++) seen[u.pair * steps + k]++;
+                            if (u.k0 > 0) planned &= units_in_run == 0, shares[u.pair]++;
+                            else if (u.k1 < steps)
+                                counted[u.pair] += (int)(w.sharers_end(u.pair, q) - q - 1);
+                            units_in_run += in_run;
+                        }
+                    }
+                    for (size_t i = 0; i < pairs * (size_t)steps; i++) planned &= seen[i] == 1;
+                    for (size_t j = 0; j < pairs; j++) planned &= shares[j] == counted[j];
+                    free(seen), free(shares), free(counted);
+                }
+    failed += report("streamk_work: v13's units cover every k step of every pair once", planned);
     return failed ? KL_EXIT_WRONG : KL_EXIT_OK;
 }
 
