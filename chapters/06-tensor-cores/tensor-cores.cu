@@ -237,6 +237,7 @@ static void launch_peak(void *problem) {
 #include "v09-grouped.cuh"
 #include "tma-store.cuh"
 #include "v10-tmastore.cuh"
+#include "v10x-knockout.cuh"
 #include "cluster-pairs.cuh"
 #include "v11-multicast.cuh"
 #include "v12-staggered.cuh"
@@ -246,6 +247,8 @@ static void launch_peak(void *problem) {
 #include "streamk.cuh"
 #include "v13-streamk.cuh"
 #include "v13x-always.cuh"
+#include "quad-store.cuh"
+#include "v13x-quadstore.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -273,6 +276,12 @@ static const version versions[] = {
     {"v13", "streamk", launch_v13, NEEDS_SM90A},
     // experiments on v2: its stores from registers undone (v1's way to C, through shared memory)
     {"v2-staged", "staged", launch_v2_staged, NEEDS_BF16_MMA},
+    // experiments on v10: parts of its work knocked out, to see what each costs (unchecked)
+    {"v10-nostore", "nostore", launch_v10_knockout<NO_STORE>, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-halfstore", "halfstore", launch_v10_knockout<HALF_STORE>, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-stageonly", "stageonly", launch_v10_knockout<STAGE_ONLY>, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-resident", "resident", launch_v10_knockout<RESIDENT>, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-loadsonly", "loadsonly", launch_v10_knockout<LOADS_ONLY>, KL_UNCHECKED | NEEDS_SM90A},
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
     {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
@@ -282,6 +291,8 @@ static const version versions[] = {
     {"v12-hilbert", "hilbert", launch_v12_hilbert, NEEDS_SM90A},
     // an experiment on v13: every partial last round split, however little it saves
     {"v13-always", "always", launch_v13_always, NEEDS_SM90A},
+    // an experiment on v13: C stored from registers, 16 bytes a thread, no staging
+    {"v13-quadstore", "quadstore", launch_v13_quadstore, NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
