@@ -1,4 +1,4 @@
-// ---- C from registers in 16-byte stores (v14 on) ------------------------------------------------
+// ---- C from registers in 16-byte stores (v13-quadstore) ----------------------------------------
 
 #ifdef KL_SM90A
 // A warpgroup's 64 x 2R results to C at (r0, c0), straight from its registers. As in

@@ -277,11 +277,11 @@ static const version versions[] = {
     // experiments on v2: its stores from registers undone (v1's way to C, through shared memory)
     {"v2-staged", "staged", launch_v2_staged, NEEDS_BF16_MMA},
     // experiments on v10: parts of its work knocked out, to see what each costs (unchecked)
-    {"v10-nostore", "nostore", launch_v10_knockout<NO_STORE>, KL_UNCHECKED | NEEDS_SM90A},
-    {"v10-halfstore", "halfstore", launch_v10_knockout<HALF_STORE>, KL_UNCHECKED | NEEDS_SM90A},
-    {"v10-stageonly", "stageonly", launch_v10_knockout<STAGE_ONLY>, KL_UNCHECKED | NEEDS_SM90A},
-    {"v10-resident", "resident", launch_v10_knockout<RESIDENT>, KL_UNCHECKED | NEEDS_SM90A},
-    {"v10-loadsonly", "loadsonly", launch_v10_knockout<LOADS_ONLY>, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-nostore", "nostore", launch_v10_nostore, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-halfstore", "halfstore", launch_v10_halfstore, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-stageonly", "stageonly", launch_v10_stageonly, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-resident", "resident", launch_v10_resident, KL_UNCHECKED | NEEDS_SM90A},
+    {"v10-loadsonly", "loadsonly", launch_v10_loadsonly, KL_UNCHECKED | NEEDS_SM90A},
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
     {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},

@@ -125,3 +125,8 @@ static void launch_v10_knockout(void *problem) {
     kernel<<<grid, 3 * WG, ring_bytes<layout>()>>>(p->map_a, p->map_b256, *map_of_c<C_COLS, 64>(p),
                                                    p->c, p->m, p->n, p->k);
 }
+static void launch_v10_nostore(void *problem) { launch_v10_knockout<NO_STORE>(problem); }
+static void launch_v10_halfstore(void *problem) { launch_v10_knockout<HALF_STORE>(problem); }
+static void launch_v10_stageonly(void *problem) { launch_v10_knockout<STAGE_ONLY>(problem); }
+static void launch_v10_resident(void *problem) { launch_v10_knockout<RESIDENT>(problem); }
+static void launch_v10_loadsonly(void *problem) { launch_v10_knockout<LOADS_ONLY>(problem); }
