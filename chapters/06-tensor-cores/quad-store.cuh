@@ -8,12 +8,13 @@
 // Here a quad takes two groups at a time, j and j + 1, 16 columns of each of its rows, and
 // trades pairs so that thread q ends with the 4 neighbouring columns 4q .. 4q + 3 of the 16, one
 // 16-byte store. Thread q wants the pairs that threads 2 (q % 2) and 2 (q % 2) + 1 hold in group
-// j + q / 2. Two shuffles of a pair each do it: in the first, odd threads offer their pair of
-// group j and even threads their pair of group j + 1, and thread q takes from thread
-// {1, 3, 0, 2}[q]; in the second, each offers its other pair and thread q takes from thread
-// {0, 2, 1, 3}[q] (thread 0 and thread 3 take their own). For q < 2 the second pair comes
-// first in the row. Rows must start on 16 bytes (n a multiple of 4): then a store whose first
-// column is inside C is wholly inside it. `.cg`: C is written once, kept in L2 only.
+// j + q / 2. Two shuffles of a pair each do it, row by row: in the first, odd threads offer
+// their pair of group j and even threads their pair of group j + 1, and thread q takes from
+// thread {1, 3, 0, 2}[q] the right half of its 4 columns if q < 2, the left half if not; in the
+// second, each offers its other pair and thread q takes the other half from thread
+// {0, 2, 1, 3}[q] (thread 0 and thread 3 take their own). So for q < 2 the second shuffle's
+// pair comes first in the row. Rows must start on 16 bytes (n a multiple of 4): then a store
+// whose first column is inside C is wholly inside it. `.cg`: C is written once, kept in L2 only.
 template <int R>
 __device__ void store_warpgroup_quads(const float (&acc)[R], float *c, size_t r0, size_t c0,
                                       size_t m, size_t n) {

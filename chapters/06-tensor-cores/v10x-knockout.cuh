@@ -8,7 +8,8 @@
 //                  never handed to the copy engine: the threads' part of the end of a tile.
 //   v10-resident   every tile loads the first tile's A and B, which stay in L2: what reading
 //                  from DRAM costs.
-//   v10-loadsonly  the loads and the ring's barriers, no multiplies: how fast the loads alone go.
+//   v10-loadsonly  the loads and the ring's barriers, no multiplies (C is still stored, as zeros):
+//                  how fast the kernel goes with nothing to multiply.
 // The kernel is v10's with those switches (`KNOCK`); make diff CH=06-tensor-cores A=v10
 // B=v10-nostore shows them.
 
@@ -16,7 +17,8 @@ enum { NO_STORE, HALF_STORE, STAGE_ONLY, RESIDENT, LOADS_ONLY };
 
 #ifdef KL_SM90A
 // store_warpgroup_tma (tma-store.cuh) without the copies: the boxes go into shared memory with
-// the same stores, fence and meetings, and stay there.
+// the same stores, fence and meetings, and stay there. With no copy to read a buffer, nothing
+// waits for one to be free; and every box is staged, even one wholly outside C, whatever n is.
 template <int R, int C_COLS, int C_BUFFERS>
 __device__ void stage_warpgroup(const float (&acc)[R], float (*buf)[64 * C_COLS], int &boxes) {
     int t = threadIdx.x % WG, lane = t % 32, id = threadIdx.x / WG;

@@ -1,9 +1,9 @@
 // ---- v13-quadstore (an experiment on v13): C straight from registers, 16 bytes a thread ---------
 // v10 to v13 end a tile box by box: each warpgroup writes 8 KB of C into shared memory, fences,
 // meets at a named barrier, hands the box to the copy engine, and waits for a buffer before the
-// next box, while the tensor cores have nothing to do. The knock-outs on v10
+// next box, and multiplies nothing meanwhile. The knock-outs on v10
 // (v10x-knockout.cuh) price the end of a tile at about a tenth of v10's time at 4096^3, about
-// half of it in the threads' staging and meetings. Here each thread stores its results itself,
+// a third of it in the threads' staging and meetings. Here each thread stores its results itself,
 // 16 bytes at a time (quad-store.cuh): the four threads of a quad trade pairs of columns by
 // shuffles so that each holds four neighbouring floats of a row. No staging buffer, no
 // meeting, no fence: a store leaves the thread at once. The question it asks: is the price in
