@@ -50,7 +50,7 @@ for d in $(chapters "${1:-}") ; do
     for prog in $(programs "$d"); do
         ours=$(build/"$prog" --list | awk 'NR > 1 && $3 == "ours" {print $1}')
         while read -r line; do
-            # the line's own versions, if it names them: one "-v v13,v14" (the tags as written)
+            # the versions the line names, if any: one "-v v13,v13-quadstore", tags as written
             args=$(echo " $line " | tr '\t' ' ')
             only=$(echo "$args" | sed -n 's/.* -v \([^ ]*\) .*/\1/p' | tr , ' ')
             args=$(echo "$args" | sed 's/ -v [^ ]* / /; s/^ *//; s/ *$//')

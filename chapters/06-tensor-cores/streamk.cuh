@@ -31,6 +31,14 @@ __host__ __device__ inline bool streamk_splits(size_t pairs, size_t clusters, in
     return left != 0 && (clusters - left) * (size_t)steps >= (size_t)min_idle * clusters;
 }
 
+// The grid of a stream-K launch, in clusters: a cluster a pair, up to all of them
+// (launch_clusters caps it); all of them where the last round is split. The kernel decides the
+// split again from the grid, and the two agree: a grid of a cluster a pair leaves no partial
+// round to split.
+static unsigned streamk_grid(unsigned pairs, unsigned clusters, int steps, int min_idle) {
+    return streamk_splits(pairs, clusters, steps, min_idle) ? clusters : pairs;
+}
+
 struct streamk_work {
     size_t clusters, whole;  // pairs [0, whole) go whole, round by round: all of them, unsplit
     size_t next;             // this cluster's next whole pair

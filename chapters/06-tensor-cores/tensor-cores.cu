@@ -45,6 +45,9 @@
 //                  each half-warp writes 32 different banks (two passes a store, not four)
 //   v12-hilbert    an experiment: v12 with its pairs in the order of a Hilbert curve
 //   v13-always     an experiment: v13 splitting every partial last round, however little it saves
+//   v13-quadstore  an experiment: v13 storing C from registers, 16 bytes a thread, no staging
+//   v10-nostore, v10-halfstore, v10-stageonly, v10-resident, v10-loadsonly  knock-outs: v10
+//                  with one part of its work taken out, timed unchecked (v10x-knockout.cuh)
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
@@ -479,10 +482,10 @@ static int tc_self_test(void) {
         for (size_t pairs : plan_pairs)
             for (int steps : plan_steps)
                 for (int min_idle : {0, 16}) {
-                    // the launcher's grid: all the clusters where it splits, else a cluster a pair
-                    size_t grid = streamk_splits(pairs, clusters, steps, min_idle) ? clusters
-                                  : pairs < clusters                                 ? pairs
-                                                                                     : clusters;
+                    // the launcher's grid, as launch_clusters caps it
+                    size_t grid =
+                        streamk_grid((unsigned)pairs, (unsigned)clusters, steps, min_idle);
+                    if (grid > clusters) grid = clusters;
                     int *seen = (int *)calloc(pairs * steps, sizeof(int));
                     int *shares = (int *)calloc(pairs, sizeof(int));   // stretches shared
                     int *counted = (int *)calloc(pairs, sizeof(int));  // sharers the adder awaits

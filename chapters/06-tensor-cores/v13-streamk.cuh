@@ -120,11 +120,8 @@ static void launch_streamk(tc_problem *p, int min_idle) {
     static int clusters = 0;  // the clusters the GPU holds at once, asked at the first launch
     if (!clusters) clusters = cluster_capacity<CLUSTER>(kernel, ring_bytes<layout>(), p->sms);
     make_maps(p, BM, BK);
-    // a cluster a pair, up to all of them; all of them where a round is split. The kernel
-    // decides again from the grid: a grid of a cluster a pair leaves no partial round to split.
-    unsigned pairs = tiles(p->m, p->n, CLUSTER * BM, BN);
-    int steps = (int)ceil_div(p->k, BK);
-    unsigned grid = streamk_splits(pairs, clusters, steps, min_idle) ? (unsigned)clusters : pairs;
+    unsigned grid = streamk_grid(tiles(p->m, p->n, CLUSTER * BM, BN), (unsigned)clusters,
+                                 (int)ceil_div(p->k, BK), min_idle);
     launch_clusters<CLUSTER>(kernel, ring_bytes<layout>(), grid, p->sms, clusters, p->map_a,
                              p->map_b128, *map_of_c<C_COLS, 64>(p), p->c, p->m, p->n, p->k,
                              p->partials, p->counters, min_idle);

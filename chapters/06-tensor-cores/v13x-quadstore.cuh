@@ -112,11 +112,8 @@ static void launch_v13_quadstore(void *problem) {
     static int clusters = 0;  // the clusters the GPU holds at once, asked at the first launch
     if (!clusters) clusters = cluster_capacity<CLUSTER>(kernel, ring_bytes<ring>(), p->sms);
     make_maps(p, BM, BK);
-    // v13's grid: a cluster a pair, up to all of them; all of them where a round is split
-    unsigned pairs = tiles(p->m, p->n, CLUSTER * BM, BN);
-    int steps = (int)ceil_div(p->k, BK);
-    unsigned grid = streamk_splits(pairs, clusters, steps, STREAMK_MIN_IDLE_STEPS)
-                        ? (unsigned)clusters : pairs;
+    unsigned grid = streamk_grid(tiles(p->m, p->n, CLUSTER * BM, BN), (unsigned)clusters,
+                                 (int)ceil_div(p->k, BK), STREAMK_MIN_IDLE_STEPS);
     launch_clusters<CLUSTER>(kernel, ring_bytes<ring>(), grid, p->sms, clusters, p->map_a,
                              p->map_b128, p->c, p->m, p->n, p->k, p->partials, p->counters,
                              STREAMK_MIN_IDLE_STEPS);
