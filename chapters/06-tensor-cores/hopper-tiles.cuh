@@ -67,12 +67,13 @@ static void make_map(CUtensorMap *map, const bf16 *x, size_t rows, size_t k, siz
     }
 }
 
-// The maps of A (boxes of bk x bm) and of B (bk x 128 and bk x 256), made at the first launch
-// that needs them: every Hopper version copies boxes of its BK = 64 columns and BM = 128 rows
-// of A, so one set serves them all.
+// The maps of A (boxes of bk x bm, and bk x 64 for v11-pingpong's tiles of 64 rows) and of B
+// (bk x 128 and bk x 256), made at the first launch that needs them: every Hopper version copies
+// boxes of its BK = 64 columns and BM = 128 rows of A, so one set serves them all.
 static void make_maps(tc_problem *p, unsigned bm, unsigned bk) {
     if (p->maps_made) return;
     make_map(&p->map_a, p->a, p->m, p->k, p->ld, bk, bm);
+    make_map(&p->map_a64, p->a, p->m, p->k, p->ld, bk, 64);
     make_map(&p->map_b128, p->b, p->n, p->k, p->ld, bk, 128);
     make_map(&p->map_b256, p->b, p->n, p->k, p->ld, bk, 256);
     p->maps_made = true;

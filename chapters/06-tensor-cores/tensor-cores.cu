@@ -48,6 +48,10 @@
 //   v13-quadstore  an experiment: v13 storing C from registers, 16 bytes a thread, no staging
 //   v10-nostore, v10-halfstore, v10-stageonly, v10-resident, v10-loadsonly  knock-outs: v10
 //                  with one part of its work taken out, timed unchecked (v10x-knockout.cuh)
+//   v11-pingpong   an experiment: v11 with each consumer warpgroup on 64 x 256 tiles of its own,
+//                  the two taking turns at the tensor cores (v11x-pingpong.cuh); v11-pingpong5
+//                  with a fifth stage, v11-pingpong-noload with no loads (unchecked), and
+//                  peak-1wg, the peak kernel with one warpgroup an SM (unchecked)
 //
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
@@ -119,7 +123,7 @@ typedef struct {
     int cc, sms;                 // compute capability as 90, and SMs
     bool sm90a;                  // this build has sm_90a code for this GPU
     bool maps_made;              // the tensor maps below, made at the first launch that needs them
-    CUtensorMap map_a, map_b128, map_b256;
+    CUtensorMap map_a, map_a64, map_b128, map_b256;
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
     float4 *partials;            // v13's partial sums of shared tiles, a slot a warpgroup an SM
     unsigned *counters;          // v13's counts of them, 0 between launches
@@ -182,6 +186,27 @@ constexpr int PEAK_BLOCKS_PER_SM = 2;
 constexpr int PEAK_BATCH = 8;                                  // wgmma a commit group
 constexpr double PEAK_OPS = 2.0 * 64 * 256 * 16 * PEAK_BATCH;  // operations in one batch
 
+#ifdef KL_SM90A
+// A warpgroup's part of the peak: `mine` batches of PEAK_BATCH wgmma of 64 x 256 x 16 from the
+// 40 KB `tile` (A's 64 rows of 64 k, then B's 256), batches of 8 (two k steps of the tile), at
+// most two batches in the queue. It returns one result, for the kernel to keep.
+__device__ inline float peak_loop(const bf16 *tile, unsigned long long mine) {
+    uint64_t da = smem_desc(tile), db = smem_desc(tile + 64 * 64);
+    float acc[128] = {};
+    fence_registers(acc);  // the zeros are in place before any wgmma
+    wgmma_fence();
+    for (unsigned long long i = 0; i < mine; i++) {
+#pragma unroll
+        for (int j = 0; j < PEAK_BATCH; j++) wgmma_64x256x16(acc, da + 2 * (j % 4), db + 2 * (j % 4));
+        wgmma_commit();
+        wgmma_wait<1>();
+    }
+    wgmma_wait<0>();
+    fence_registers(acc);
+    return acc[0];
+}
+#endif
+
 __global__ __launch_bounds__(2 * WG) void tc_peak(float *sink, unsigned long long batches) {
 #ifdef KL_SM90A
     constexpr int BK = 64;  // columns of k in a tile: one 128-byte row, the swizzle's span
@@ -193,20 +218,8 @@ __global__ __launch_bounds__(2 * WG) void tc_peak(float *sink, unsigned long lon
     // the same count for both warpgroups of a block: a count that differed between the threads
     // of a block would make the compiler serialize the wgmma
     unsigned long long mine = batches / gridDim.x + (blockIdx.x < batches % gridDim.x);
-    uint64_t da = smem_desc(tile), db = smem_desc(tile + 64 * BK);
-    float acc[128] = {};
-    fence_registers(acc);  // the zeros are in place before any wgmma
-    wgmma_fence();
-    // batches of 8 (two k steps of a 64-wide tile), at most two batches in the queue
-    for (unsigned long long i = 0; i < mine; i++) {
-#pragma unroll
-        for (int j = 0; j < PEAK_BATCH; j++) wgmma_64x256x16(acc, da + 2 * (j % 4), db + 2 * (j % 4));
-        wgmma_commit();
-        wgmma_wait<1>();
-    }
-    wgmma_wait<0>();
-    fence_registers(acc);
-    if (threadIdx.x % WG == 0) sink[2 * blockIdx.x + threadIdx.x / WG] = acc[0];
+    float got = peak_loop(tile, mine);
+    if (threadIdx.x % WG == 0) sink[2 * blockIdx.x + threadIdx.x / WG] = got;
 #endif
 }
 
@@ -252,6 +265,7 @@ static void launch_peak(void *problem) {
 #include "v13x-always.cuh"
 #include "quad-store.cuh"
 #include "v13x-quadstore.cuh"
+#include "v11x-pingpong.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -296,6 +310,11 @@ static const version versions[] = {
     {"v13-always", "always", launch_v13_always, NEEDS_SM90A},
     // an experiment on v13: C stored from registers, 16 bytes a thread, no staging
     {"v13-quadstore", "quadstore", launch_v13_quadstore, NEEDS_SM90A},
+    // experiments on v11: each consumer warpgroup on tiles of its own, the two taking turns
+    {"v11-pingpong", "pingpong", launch_v11_pingpong, NEEDS_SM90A},
+    {"v11-pingpong5", "pingpong5", launch_v11_pingpong5, NEEDS_SM90A},
+    {"v11-pingpong-noload", "noload", launch_v11_pingpong_noload, KL_UNCHECKED | NEEDS_SM90A},
+    {"peak-1wg", "onewg", launch_peak_1wg, KL_UNCHECKED | NEEDS_SM90A},
 };
 #define VERSION_COUNT (int)(sizeof versions / sizeof versions[0])
 
