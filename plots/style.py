@@ -30,9 +30,9 @@ def is_ours(tag):
 
 
 def variant_of(tag):
-    """'v3-e2e' -> ('v3', 'e2e'), 'v9-4x8-loop' -> ('v9', '4x8-loop'), 'f0-narrow' -> ('f0', 'narrow');
-    None for a plain tag."""
-    m = re.fullmatch(r"([vcf]\d+[a-w]?)-([\w-]+)", tag)
+    """'v3-e2e' -> ('v3', 'e2e'), 'v9-4x8-loop' -> ('v9', '4x8-loop'), 'f0-narrow' -> ('f0', 'narrow'),
+    'peak-1wg' -> ('peak', '1wg'); None for a plain tag."""
+    m = re.fullmatch(r"([vcf]\d+[a-w]?|peak)-([\w-]+)", tag)
     return (m.group(1), m.group(2)) if m else None
 
 
