@@ -5,7 +5,7 @@
 // says "full" (the copies have landed) and one that says "empty" (the multiplies are done).
 template <int BM, int BN, int BK, int STAGES>
 struct stage_ring {
-    bf16 a[STAGES][BM * BK];  // 16 KB a stage: a multiple of the swizzle's 1024-byte atom
+    bf16 a[STAGES][BM * BK];  // 16 KB a stage (8 in v11-pingpong): whole 1024-byte swizzle atoms
     bf16 b[STAGES][BN * BK];  // 16 or 32 KB
     uint64_t full[STAGES], empty[STAGES];
 };

@@ -12,7 +12,7 @@
 // parities right: a warpgroup skips the stages of the other's tiles without waiting on them,
 // and waiting on a stage is safe only once every earlier use of its slot has been waited for.
 //
-// peak-1wg, the experiment's control: the peak kernel with one warpgroup an SM instead of four.
+// peak-1wg, the experiment's control: the peak kernel with one warpgroup an SM instead of two.
 // Ping-pong assumes that one warpgroup alone can keep the tensor cores busy; peak-1wg measures
 // whether it can.
 
@@ -117,8 +117,8 @@ static void launch_pingpong(tc_problem *p) {
                              p->c, p->m, p->n, p->k);
 }
 
-// v11's budget: four stages (now of 40 KB) and two buffers of C a warpgroup, 192 KB. The stages
-// are 40 KB, not 48, so a fifth fits if each warpgroup keeps one buffer of C (216 KB):
+// v11's settings, four stages (now of 40 KB) and two buffers of C a warpgroup: 192 KB in all,
+// where v11 takes 224. A fifth stage fits if each warpgroup keeps one buffer of C (216 KB):
 // v11-pingpong5. v11-pingpong-noload is v11-pingpong5 with no loads at all (unchecked).
 static void launch_v11_pingpong(void *problem) {
     launch_pingpong<4, 2, true>((tc_problem *)problem);
