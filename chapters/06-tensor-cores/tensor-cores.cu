@@ -48,6 +48,9 @@
 //   v13-quadstore  an experiment: v13 storing C from registers, 16 bytes a thread, no staging
 //   v10-nostore, v10-halfstore, v10-stageonly, v10-resident, v10-loadsonly  knock-outs: v10
 //                  with one part of its work taken out, timed unchecked (v10x-knockout.cuh)
+//   v10-onebuffer, v10-3stages, v10-2stages  experiments: v10 with its shared memory shared out
+//                  otherwise between the ring and C: 16 KB of C, or 3 stages and 80 KB, or 2
+//                  stages and the whole tile's 128 KB (v10x-room.cuh)
 //   v11-pingpong   an experiment: v11 with each consumer warpgroup on 64 x 256 tiles of its own,
 //                  the two taking turns at the tensor cores (v11x-pingpong.cuh); v11-pingpong5
 //                  with a fifth stage, v11-pingpong-noload with no loads (unchecked), and
@@ -254,6 +257,7 @@ static void launch_peak(void *problem) {
 #include "tma-store.cuh"
 #include "v10-tmastore.cuh"
 #include "v10x-knockout.cuh"
+#include "v10x-room.cuh"
 #include "cluster-pairs.cuh"
 #include "v11-multicast.cuh"
 #include "v12-staggered.cuh"
@@ -299,6 +303,10 @@ static const version versions[] = {
     {"v10-stageonly", "stageonly", launch_v10_stageonly, KL_UNCHECKED | NEEDS_SM90A},
     {"v10-resident", "resident", launch_v10_resident, KL_UNCHECKED | NEEDS_SM90A},
     {"v10-loadsonly", "loadsonly", launch_v10_loadsonly, KL_UNCHECKED | NEEDS_SM90A},
+    // experiments on v10: its shared memory shared out otherwise between the ring and C
+    {"v10-onebuffer", "onebuffer", launch_v10_onebuffer, NEEDS_SM90A},
+    {"v10-3stages", "3stages", launch_v10_3stages, NEEDS_SM90A},
+    {"v10-2stages", "2stages", launch_v10_2stages, NEEDS_SM90A},
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
     {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
