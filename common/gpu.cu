@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "npy.h"
 
@@ -95,6 +96,16 @@ static void flush_l2_now(int i) {
     CHECK(cudaMemsetAsync(flush, i & 0xFF, flush_bytes));
 }
 
+// --rest: the GPU idle for ms milliseconds, its queue drained first, so that the launches after
+// it do not start on a clock that the launches before it lowered (docs/methodology.md).
+static void rest(int ms) {
+    if (ms <= 0) return;
+    CHECK(cudaDeviceSynchronize());
+    struct timespec left = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&left, &left) == -1 && errno == EINTR) {
+    }
+}
+
 timing time_launches(const version *v, void *problem, int warmup, int reps, bool flush_l2) {
     for (int i = 0; i < warmup; i++) {
         v->launch(problem);
@@ -162,10 +173,11 @@ void bench_header(const options *o, const env_info *e) {
     printf("%s (chapter %s)  m=%zu n=%zu k=%zu  seed=%llu", o->program, o->chapter, o->m, o->n,
            o->k, (unsigned long long)o->seed);
     if (o->input) printf("  input=%s", o->input);
-    printf("\n%s: sm_%d%d, %d SMs, %d MHz, %.0f MB L2  |  reps=%d warmup=%d%s\n", e->gpu,
+    printf("\n%s: sm_%d%d, %d SMs, %d MHz, %.0f MB L2  |  reps=%d warmup=%d", e->gpu,
            e->cc_major, e->cc_minor, e->sms, e->sm_clock_mhz, e->l2_bytes / 1e6, o->reps,
-           o->warmup,
-           o->verify ? " (verifying dumped outputs)" : o->check_only ? " (check only)" : "");
+           o->warmup);
+    if (o->rest_ms) printf(" rest=%d ms", o->rest_ms);
+    printf("%s\n", o->verify ? " (verifying dumped outputs)" : o->check_only ? " (check only)" : "");
     if (o->batch && !o->check_only && !o->verify)
         printf("timing: %d %s of %d back-to-back launches, each between one pair of events%s; "
                "ms is a batch's time / %d\n", o->reps, o->reps == 1 ? "batch" : "batches",
@@ -448,6 +460,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         if (o->save && b->save) b->save(b->problem, o->save, v->tag);  // a wrong one too: to look at
         if (o->dump && ours && checked) dump_output(o->dump, b, v->tag, ".out");
         timing t = {NAN, NAN, NAN};
+        if (ok && !o->check_only && !o->verify && !interleaved) rest(o->rest_ms);
         if (ok && !o->check_only && !o->verify && o->check_each && ours && checked) {
             int bad = 0;
             check_result again;
@@ -492,7 +505,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
             if (later_ok[j]) timed[n_timed++] = later[j];
         }
         timing *t = (timing *)host_alloc(sizeof(timing) * (n_timed + 1), "timings");
-        if (n_timed > 0) time_interleaved(b, o, timed, n_timed, t);
+        if (n_timed > 0) rest(o->rest_ms), time_interleaved(b, o, timed, n_timed, t);
         for (int j = 0; j < n_later; j++)  // the baseline's median first: every row's ratio
             if (slot[j] >= 0 && ref_tag && strcmp(later[j]->tag, ref_tag) == 0)
                 ref_ms = t[slot[j]].median;

@@ -82,6 +82,9 @@ void options_usage(const options *o, FILE *out) {
                  "                     (each round starting one version further), so that a clock\n"
                  "                     that moves during the run moves under all of them; then\n"
                  "                     each is checked once more (CSV timing: interleaved)\n");
+    fprintf(out, "      --rest MS      leave the GPU idle MS milliseconds before each version's\n"
+                 "                     timed launches (default 0), so that none starts on a clock\n"
+                 "                     that the launches before it lowered\n");
     fprintf(out, "      --check-each   poison the output before every timed launch, then check it\n"
                  "                     and that the inputs are unchanged (the grader: no launch\n"
                  "                     may skip its work)\n");
@@ -100,8 +103,8 @@ void options_usage(const options *o, FILE *out) {
 
 // Long-only options get codes above the range of characters.
 enum { OPT_REPS = 256, OPT_WARMUP, OPT_SEED, OPT_INPUT, OPT_CHECK_ONLY, OPT_FLUSH_L2, OPT_CSV,
-       OPT_CHECK_EACH, OPT_BATCH, OPT_GRAPH, OPT_INTERLEAVE, OPT_SAVE, OPT_DUMP, OPT_VERIFY,
-       OPT_LIST, OPT_SELF_TEST };
+       OPT_CHECK_EACH, OPT_BATCH, OPT_GRAPH, OPT_INTERLEAVE, OPT_REST, OPT_SAVE, OPT_DUMP,
+       OPT_VERIFY, OPT_LIST, OPT_SELF_TEST };
 
 int options_parse(options *o, int argc, char **argv) {
     static const struct option longs[] = {
@@ -113,6 +116,7 @@ int options_parse(options *o, int argc, char **argv) {
         {"check-each", no_argument, NULL, OPT_CHECK_EACH},
         {"batch", required_argument, NULL, OPT_BATCH}, {"graph", no_argument, NULL, OPT_GRAPH},
         {"interleave", no_argument, NULL, OPT_INTERLEAVE},
+        {"rest", required_argument, NULL, OPT_REST},
         {"save", required_argument, NULL, OPT_SAVE}, {"dump", required_argument, NULL, OPT_DUMP},
         {"verify", required_argument, NULL, OPT_VERIFY}, {"list", no_argument, NULL, OPT_LIST},
         {"self-test", no_argument, NULL, OPT_SELF_TEST}, {"help", no_argument, NULL, 'h'},
@@ -174,6 +178,10 @@ int options_parse(options *o, int argc, char **argv) {
             break;
         case OPT_GRAPH: o->graph = true; break;
         case OPT_INTERLEAVE: o->interleave = true; break;
+        case OPT_REST:  // 0: no rest; at most a minute
+            rc = parse_whole(o->program, "--rest", optarg, 0, 60000, &v);
+            o->rest_ms = (int)v;
+            break;
         case OPT_CSV: o->csv = optarg; break;
         case OPT_SAVE: o->save = optarg; break;
         case OPT_DUMP: o->dump = optarg; break;

@@ -51,6 +51,10 @@ typedef struct {
     bool interleave;               // --interleave: the versions timed in turns, one launch of
                                    // each a round, so that a clock that moves during the run
                                    // moves under all of them
+    int rest_ms;                   // --rest MS: the GPU left idle MS milliseconds before
+                                   // each version's timed launches (with --interleave, before
+                                   // the rounds), so that none starts on a clock that the
+                                   // launches before it lowered
     bool list;                     // print the version table and exit
     bool self_test;                // test the CPU reference and exit; needs no GPU
     const char *csv;               // append results here

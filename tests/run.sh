@@ -99,6 +99,7 @@ if want c; then
             EXPECT_WORD=--reps expect 2 "$prog" --reps 0
             EXPECT_WORD="--warmup: '-1' is negative; expected a whole number >= 0" expect 2 "$prog" --warmup -1
             EXPECT_WORD=--seed expect 2 "$prog" --seed x
+            EXPECT_WORD="--rest: '-5' is negative" expect 2 "$prog" --rest -5
             EXPECT_WORD=--input expect 2 "$prog" --input nosuch
             EXPECT_WORD=stray expect 2 "$prog" stray
             for a in "--batch 2" --check-each "--dump x" "--verify x"; do
@@ -107,7 +108,7 @@ if want c; then
             done
             if [ "$prog" = peaks ]; then  # its own timing loop has none of these
                 for a in --interleave "--batch 4" --check-each "--dump x" "--verify x" \
-                    "--save x"; do
+                    "--save x" "--rest 10"; do
                     # shellcheck disable=SC2086
                     EXPECT_WORD="${a%% *}: this program times each launch on its own" \
                         expect 2 peaks $a
@@ -314,6 +315,23 @@ PY
         else
             fail "--interleave"
             tail -n 5 "$tmp/il.log" | sed 's/^/    /'
+        fi
+        # --rest: the GPU left idle before each version's timed launches; the header says so,
+        # and the run lasts at least the rests of the rows it times
+        rm -f "$tmp/rest.csv"
+        t0=$(date +%s%N)
+        if build/transpose -m 999 -n 1001 --reps 2 --warmup 1 --rest 250 --csv "$tmp/rest.csv" \
+            >"$tmp/rest.log" 2>&1; then
+            ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+            rows=$(( $(wc -l <"$tmp/rest.csv") - 1 ))
+            if grep -q "rest=250 ms" "$tmp/rest.log" && [ "$rows" -gt 1 ] && [ "$ms" -ge $(( rows * 250 )) ]; then
+                pass "--rest 250: said in the header, $rows rows in $ms ms"
+            else
+                fail "--rest 250: $rows rows in $ms ms, or no 'rest=250 ms' in the header"
+            fi
+        else
+            fail "--rest 250: transpose failed"
+            tail -n 5 "$tmp/rest.log" | sed 's/^/    /'
         fi
         EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
         echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"

@@ -117,7 +117,7 @@ static void test_options(void) {
                          "-n 99999999999999999999999", "-k 4", "--reps 0", "--reps -1",
                          "--warmup x", "--seed -1", "--input nope", "--bogus", "-q", "extra",
                          "--seed 18446744073709551616", "-n ''", "--dump", "--verify",
-                         "--dump d --verify d"};
+                         "--dump d --verify d", "--rest -1", "--rest x", "--rest 60001"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char what[128];
         o = defaults();
@@ -129,6 +129,9 @@ static void test_options(void) {
     o = defaults();
     expect(parse(&o, "--verify d2") == 0 && strcmp(o.verify, "d2") == 0 && !o.dump,
            "options: --verify");
+    o = defaults();
+    expect(parse(&o, "--rest 200") == 0 && o.rest_ms == 200 && parse(&o, "--rest 0") == 0 &&
+               o.rest_ms == 0, "options: --rest");
     o = defaults();
     expect(parse(&o, "-n 2147483647") == 0 && o.n == 2147483647u, "options: the largest size");
     o = defaults();

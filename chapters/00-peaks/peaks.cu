@@ -952,10 +952,12 @@ int main(int argc, char **argv) {
                         : o.verify     ? "--verify"
                         : o.save       ? "--save"
                         : o.interleave ? "--interleave"
+                        : o.rest_ms    ? "--rest"
                                        : NULL;
     if (other) {
         fprintf(stderr, "peaks: %s: this program times each launch on its own and takes none of "
-                "--batch, --check-each, --dump, --verify, --save and --interleave\n", other);
+                "--batch, --check-each, --dump, --verify, --save, --interleave and --rest\n",
+                other);
         return KL_EXIT_USAGE;
     }
 
