@@ -38,14 +38,15 @@ for res in plots/results/*/; do
         # the sweep: the headline's filters other than the sizes and the timing (an input, say)
         awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^timing=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
             -f plots/select.awk "$csv" >"$rows.sweep"
-        # as in the matplotlib figures, variants (v3-e2e, v9-loop, peak-1wg) are left to the tables
+        # as in the matplotlib figures, variants (v3-e2e, v9-loop, f0-narrow, peak-1wg) are left to the
+        # tables
         # and of rows timed several ways (07: per launch, batch, graph), the batches where there
         # are any, else the launches, else the interleaved ones (as plots/common.py's one_timing)
         for f in "$rows" "$rows.sweep"; do
             awk -F, 'function t(){return c["timing"] && $c["timing"]!="" ? $c["timing"] : "launch"}
                      NR==FNR{if(FNR==1)for(i=1;i<=NF;i++)c[$i]=i; else seen[t()]=1; next}
                      FNR==1{keep=seen["batch"] ? "batch" : seen["launch"] ? "launch" : seen["interleaved"] ? "interleaved" : "launch"; print; next}
-                     $c["version"] !~ /^([vc][0-9]+[a-w]?|peak)-/ && t()==keep' "$f" "$f" >"$f.kept" && mv "$f.kept" "$f"
+                     $c["version"] !~ /^([vcf][0-9]+[a-w]?|peak)-/ && t()==keep' "$f" "$f" >"$f.kept" && mv "$f.kept" "$f"
         done
         rate=gbps
         awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["gflops"]!=""{f=1} END{exit !f}' "$rows" && rate=gflops
