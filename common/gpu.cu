@@ -97,7 +97,8 @@ static void flush_l2_now(int i) {
 }
 
 // --rest: the GPU idle for ms milliseconds, its queue drained first, so that the launches after
-// it do not start on a clock that the launches before it lowered (docs/methodology.md).
+// it do not start right after the launches before it, on a clock those may have lowered
+// (docs/methodology.md, "Rested").
 static void rest(int ms) {
     if (ms <= 0) return;
     CHECK(cudaDeviceSynchronize());

@@ -83,8 +83,8 @@ void options_usage(const options *o, FILE *out) {
                  "                     that moves during the run moves under all of them; then\n"
                  "                     each is checked once more (CSV timing: interleaved)\n");
     fprintf(out, "      --rest MS      leave the GPU idle MS milliseconds before each version's\n"
-                 "                     timed launches (default 0), so that none starts on a clock\n"
-                 "                     that the launches before it lowered\n");
+                 "                     timed launches (default 0), so that none starts right after\n"
+                 "                     the launches before it, on a clock those may have lowered\n");
     fprintf(out, "      --check-each   poison the output before every timed launch, then check it\n"
                  "                     and that the inputs are unchanged (the grader: no launch\n"
                  "                     may skip its work)\n");

@@ -53,8 +53,8 @@ typedef struct {
                                    // moves under all of them
     int rest_ms;                   // --rest MS: the GPU left idle MS milliseconds before
                                    // each version's timed launches (with --interleave, before
-                                   // the rounds), so that none starts on a clock that the
-                                   // launches before it lowered
+                                   // the rounds), so that none starts right after the
+                                   // launches before it, on a clock those may have lowered
     bool list;                     // print the version table and exit
     bool self_test;                // test the CPU reference and exit; needs no GPU
     const char *csv;               // append results here

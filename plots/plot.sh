@@ -38,9 +38,8 @@ for res in plots/results/*/; do
         # the sweep: the headline's filters other than the sizes and the timing (an input, say)
         awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^timing=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
             -f plots/select.awk "$csv" >"$rows.sweep"
-        # as in the matplotlib figures, variants (v3-e2e, v9-loop, f0-narrow, peak-1wg) are left to the
-        # tables
-        # and of rows timed several ways (07: per launch, batch, graph), the batches where there
+        # as in the matplotlib figures, variants (v3-e2e, v9-loop, f0-narrow, peak-1wg) are left to
+        # the tables, and of rows timed several ways (07: per launch, batch, graph), the batches where there
         # are any, else the launches, else the interleaved ones (as plots/common.py's one_timing)
         for f in "$rows" "$rows.sweep"; do
             awk -F, 'function t(){return c["timing"] && $c["timing"]!="" ? $c["timing"] : "launch"}
