@@ -39,8 +39,9 @@ for res in plots/results/*/; do
         awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^timing=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
             -f plots/select.awk "$csv" >"$rows.sweep"
         # as in the matplotlib figures, variants (v3-e2e, v9-loop, f0-narrow, peak-1wg) are left to
-        # the tables, and of rows timed several ways (07: per launch, batch, graph), the batches where there
-        # are any, else the launches, else the interleaved ones (as plots/common.py's one_timing)
+        # the tables, and of rows timed several ways (07: per launch, batch, graph), the batches
+        # where there are any, else the launches, else the interleaved ones (as plots/common.py's
+        # one_timing)
         for f in "$rows" "$rows.sweep"; do
             awk -F, 'function t(){return c["timing"] && $c["timing"]!="" ? $c["timing"] : "launch"}
                      NR==FNR{if(FNR==1)for(i=1;i<=NF;i++)c[$i]=i; else seen[t()]=1; next}
