@@ -34,6 +34,13 @@ __device__ inline void wgmma_stage(float (&acc)[R], const bf16 *a, const bf16 *b
     }
 }
 
+// wgmma_stage for v14: the tiles given as the low words of their descriptors (desc_low).
+template <int BK>
+__device__ inline void wgmma_stage_low(float (&acc)[128], unsigned a, unsigned b) {
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; kk++) wgmma_64x256x16(acc, desc_of(a + 2 * kk), desc_of(b + 2 * kk));
+}
+
 // A warpgroup's 64 x 2R results to C. Thread t of the warpgroup holds, for each 8 columns
 // j, rows 16 (t / 32) + (t % 32) / 4 and 8 below it, columns 8 j + 2 (t % 4) and the next.
 template <int R>

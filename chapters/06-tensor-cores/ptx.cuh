@@ -78,16 +78,18 @@ __device__ inline void mbar_arrive(uint64_t *bar) {
 
 // Waits until the phase of parity `parity` has completed (try_wait suspends the thread for a
 // while in hardware before it says no, so the loop does not hammer shared memory).
-__device__ inline void mbar_wait(uint64_t *bar, unsigned parity) {
+// mbar_wait_at takes the barrier's shared-memory address as a number (v14).
+__device__ inline void mbar_wait_at(unsigned bar, unsigned parity) {
     unsigned done = 0;
     while (!done)
         asm volatile(
             "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
             "selp.u32 %0, 1, 0, p;\n}\n"
             : "=r"(done)
-            : "r"(smem(bar)), "r"(parity)
+            : "r"(bar), "r"(parity)
             : "memory");
 }
+__device__ inline void mbar_wait(uint64_t *bar, unsigned parity) { mbar_wait_at(smem(bar), parity); }
 
 // TMA: the copy engine moves a whole box of the matrix that `map` describes (64 columns of k
 // from column x, `rows` rows from row y) into shared memory, swizzled, zeros where the box
@@ -186,6 +188,25 @@ __device__ inline uint64_t smem_desc(const void *tile) {
            | (uint64_t)1 << 16                      // leading-dimension offset: unused here
            | (uint64_t)(1024 >> 4) << 32            // stride: 8 rows of 128 bytes
            | (uint64_t)1 << 62;                     // the 128-byte swizzle
+}
+
+// The same descriptor in its two 32-bit words (v14): the low word holds the start address and
+// changes from tile to tile, the high word is the same for every tile. Moving the start along
+// adds to the low word only (16-byte units; shared memory ends below 2^18 bytes, so the sum never
+// carries into the offset above it).
+__device__ inline unsigned desc_low(unsigned tile) { return (tile & 0x3FFFF) >> 4 | 1u << 16; }
+__device__ inline uint64_t desc_of(unsigned low) {
+    uint64_t d;
+    asm("mov.b64 %0, {%1, %2};" : "=l"(d) : "r"(low), "r"(1024 >> 4 | 1u << 30));
+    return d;
+}
+
+// x, which the compiler must keep in a register from here on rather than work out again where
+// it is used (v14: it would recompute a shared-memory address from the block's special
+// registers at every k step).
+__device__ inline unsigned kept(unsigned x) {
+    asm volatile("mov.b32 %0, %0;" : "+r"(x));
+    return x;
 }
 
 // wgmma runs asynchronously: fence before the first one that may touch registers written by
