@@ -190,10 +190,13 @@ __device__ inline uint64_t smem_desc(const void *tile) {
            | (uint64_t)1 << 62;                     // the 128-byte swizzle
 }
 
-// The same descriptor in its two 32-bit words (v14): the low word holds the start address and
-// changes from tile to tile, the high word is the same for every tile. Moving the start along
-// adds to the low word only (16-byte units; shared memory ends below 2^18 bytes, so the sum never
-// carries into the offset above it).
+// The same descriptor in its two 32-bit words (v14). The low word holds the start address
+// (bits 0-13, in 16-byte units: the & 0x3FFFF keeps the address inside the block's 2^18 bytes of
+// shared memory, and >> 4 makes it 14 bits) and the leading offset (1, at bit 16); it changes
+// from tile to tile. The high word is the same for every tile: the stride (1024 >> 4, bits
+// 32-45 of the descriptor) and the swizzle (1 << 62, bit 30 of the high word). Moving the start
+// along adds to the low word only: any address inside shared memory stays below 2^18 bytes, so
+// the sum stays inside its 14 bits and never reaches the offset.
 __device__ inline unsigned desc_low(unsigned tile) { return (tile & 0x3FFFF) >> 4 | 1u << 16; }
 __device__ inline uint64_t desc_of(unsigned low) {
     uint64_t d;
@@ -203,7 +206,8 @@ __device__ inline uint64_t desc_of(unsigned low) {
 
 // x, which the compiler must keep in a register from here on rather than work out again where
 // it is used (v14: it would recompute a shared-memory address from the block's special
-// registers at every k step).
+// registers at every k step). The compiler cannot see into an asm statement, so it cannot
+// recompute its output from the inputs: it has to keep the register the asm wrote.
 __device__ inline unsigned kept(unsigned x) {
     asm volatile("mov.b32 %0, %0;" : "+r"(x));
     return x;

@@ -1,4 +1,4 @@
-// ---- v10-lean: v14's change on v10 --------------------------------------------------------------
+// ---- v10-lean (an experiment on v10): v14's lean k loop -----------------------------------------
 // v14 makes v13's k loop lean (v14-lean.cuh says how and why). v10-lean is the same change made
 // to v10's kernel, the simplest of the kernels that v14 builds on: does it pay without the
 // clusters, the stagger and stream-K? make diff CH=06-tensor-cores A=v10 B=v10-lean.
@@ -41,13 +41,13 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v10_lean(
     } else {
         registers_up<CONSUMER_REGS>();
         int boxes = 0;  // boxes of C this warpgroup has handed to the copy engine
-        // the low words of the descriptors of stage 0's tiles, and its barriers' addresses:
+        // the low words of the descriptors of stage 0's tiles, and its full barrier's address:
         // stage i's are these plus i stages' bytes (the ring's arrays are stage after stage)
         constexpr unsigned A_STAGE = sizeof(s.a[0]) / 16, B_STAGE = sizeof(s.b[0]) / 16;
         const unsigned a0 = kept(desc_low(smem(s.a[0] + (wg - 1) * 64 * BK)));
         const unsigned b0 = kept(desc_low(smem(s.b[0])));
         const unsigned full0 = kept(smem(&s.full[0]));
-        unsigned slot = 0, phase = 0, last = 0;  // the next stage and its parity; the last one
+        unsigned slot = 0, phase = 0, prev = 0;  // the next stage and its parity; the one before
         for (size_t tile = blockIdx.x; tile < tile_count; tile += gridDim.x) {
             tile_origin t = Order::at(tile, m, n, BM, BN);
             float acc[BN / 2];
@@ -60,12 +60,12 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v10_lean(
                 wgmma_stage_low<BK>(acc, a0 + slot * A_STAGE, b0 + slot * B_STAGE);
                 wgmma_commit();
                 wgmma_wait<1>();  // the previous stage's wgmma are done: give its buffers back
-                if (step > 0) release_stage(&s.empty[last]);
-                last = slot;
+                if (step > 0) release_stage(&s.empty[prev]);
+                prev = slot;
                 if (++slot == STAGES) slot = 0, phase ^= 1;  // round the ring: the parity flips
             }
             wgmma_wait<0>();
-            release_stage(&s.empty[last]);  // the tile's last stage, too
+            release_stage(&s.empty[prev]);  // the tile's last stage, too
             fence_registers(acc);
             if (c_rows_aligned(n))
                 store_warpgroup_tma<BN / 2, C_COLS, C_BUFFERS>(acc, sh.c[wg - 1], &map_c,
@@ -82,6 +82,7 @@ static void launch_v10_lean(void *problem) {
     tc_problem *p = (tc_problem *)problem;
     constexpr int BM = 128, BN = 256, BK = 64, STAGES = 4, C_COLS = 32, C_BUFFERS = 2;  // v10's
     typedef ring_and_c<stage_ring<BM, BN, BK, STAGES>, C_COLS, C_BUFFERS> layout;
+    static_assert(ring_bytes<layout>() <= 227 * 1024, "more than a block's shared memory");
     auto kernel = tc_v10_lean<BM, BN, BK, STAGES, C_COLS, C_BUFFERS, grouped_order>;
     static bool ready = false;
     if (!ready) allow_smem(kernel, ring_bytes<layout>()), ready = true;

@@ -1,11 +1,11 @@
 // ---- v14 lean -----------------------------------------------------------------------------------
-// v13's consumer warps spend about 90 instructions on each k step besides its four wgmma: they
+// v13's consumer warps spend about 100 instructions on each k step besides its four wgmma: they
 // divide the stage count into a slot and a phase, turn the tiles' addresses into shared-memory
 // addresses from the block's special registers, and build each descriptor again as a 64-bit
 // sum. None of it is on the tensor cores' way (the warps wait for the stage before's wgmma
 // anyway), but at the power limit every instruction costs energy, and energy costs clock. Now
 // the slot and the phase are carried from step to step, and the descriptors' low words are
-// worked out once and moved along by constants: about 60 instructions a step. Same kernel
+// worked out once and moved along by constants: about 70 instructions a step. Same kernel
 // otherwise.
 
 template <int BM, int BN, int BK, int STAGES, int C_COLS, int C_BUFFERS, int CLUSTER, int LAG,
@@ -61,7 +61,8 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v14_lean(
         const unsigned a0 = kept(desc_low(smem(s.a[0] + (wg - 1) * 64 * BK)));
         const unsigned b0 = kept(desc_low(smem(s.b[0])));
         const unsigned full0 = kept(smem(&s.full[0]));
-        unsigned slot = 0, phase = 0, last = 0;  // the next stage and its parity; the last one
+        unsigned slot = 0, phase = 0, prev = 0;  // the next stage and its parity; the one before
+        // (`used` still counts the stages, for the stagger's start only)
         streamk_work work(pair_count, steps, cluster, clusters, min_idle);
         for (work_unit u; work.next_unit(u);) {
             tile_origin t = Order::at(u.pair, m, n, CLUSTER * BM, BN);
@@ -77,12 +78,12 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v14_lean(
                 wgmma_commit();
                 if (wg == 2 && used == LAG - 1) named_arrive(START, 2 * WG);  // LAG stages issued
                 wgmma_wait<1>();  // the previous stage's wgmma are done: give its buffers back
-                if (step > u.k0) release_stage_cluster<CLUSTER>(&s.empty[last]);
-                last = slot;
+                if (step > u.k0) release_stage_cluster<CLUSTER>(&s.empty[prev]);
+                prev = slot;
                 if (++slot == STAGES) slot = 0, phase ^= 1;  // round the ring: the parity flips
             }
             wgmma_wait<0>();
-            release_stage_cluster<CLUSTER>(&s.empty[last]);  // the last, too
+            release_stage_cluster<CLUSTER>(&s.empty[prev]);  // the last, too
             fence_registers(acc);
             if (u.k0 > 0 || u.k1 < steps) {  // a shared pair: a counter per block and warpgroup
                 size_t part = (u.pair - work.whole) * CLUSTER + rank;  // this block's tile of it
@@ -108,6 +109,8 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v14_lean(
     cluster_sync();  // no block leaves while another may still arrive on its barriers
 #endif
 }
+
+// v14 splits where v13 does (STREAMK_MIN_IDLE_STEPS, v13-streamk.cuh).
 
 static void launch_lean(tc_problem *p, int min_idle) {
     constexpr int BM = 128, BN = 256;  // two consumer warpgroups, each 64 rows by a 64 x 256 wgmma
