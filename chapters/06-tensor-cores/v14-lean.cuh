@@ -1,5 +1,5 @@
 // ---- v14 lean -----------------------------------------------------------------------------------
-// v13's consumer warps spend about 100 instructions on each k step besides its four wgmma: they
+// v13's consumer warps run about 100 instructions on each k step, four of them its wgmma: they
 // divide the stage count into a slot and a phase, turn the tiles' addresses into shared-memory
 // addresses from the block's special registers, and build each descriptor again as a 64-bit
 // sum. None of it is on the tensor cores' way (the warps wait for the stage before's wgmma
