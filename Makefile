@@ -89,7 +89,7 @@ endef
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
 .PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs \
-        evidence evidence-ptxas evidence-check ncu ladder diff FORCE \
+        evidence evidence-ptxas evidence-check ncu power ladder diff FORCE \
         exercises starter grade grade-all grade-sample autograder
 all: $(PROGRAMS) build/gpuinfo
 
@@ -188,6 +188,12 @@ profile: $(TOOL_DEPS)
 ncu: $(TOOL_DEPS)
 	@bash tests/ncu.sh "$(CH)" "$(V)"
 
+# make power CH=06-tensor-cores: the GPU's clock and power while each line of chapters/CH/power.args
+# runs for seconds on end, into plots/results/<gpu>/power/CH.csv (a power-limited GPU lowers its
+# clock; tests/power.sh, plots/power.py).
+power: $(TOOL_DEPS)
+	@bash tests/power.sh "$(CH)"
+
 # make ladder CH=03-matmul: the chapter's steps, one file each, and how many lines each changes;
 # make diff CH=03-matmul B=v6 (A=v5): one step as a unified diff of the two versions' files.
 ladder:
@@ -247,6 +253,7 @@ help:
 	@echo "make profile    CH=NN-topic V=vN  Nsight Compute with the chapter's metrics"
 	@echo "make ncu        CH=NN-topic  the chapter's counters (ncu.args) into plots/results/<gpu>/ncu/"
 	@echo "                (V=v1,v2: only those versions, merged into the CSVs there)"
+	@echo "make power      CH=NN-topic  clock and power while each power.args line runs, into plots/results/<gpu>/power/"
 	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
 	@echo "make ladder     CH=NN-topic  the chapter's steps, a file each, and the lines each changes"
 	@echo "make diff       CH=NN-topic B=vN [A=vM]  one step as a diff (A: the step before B)"

@@ -160,7 +160,11 @@ def heading(col, rows):
         return next((r["extra_name"] for r in rows if r["extra_name"]), "extra").replace("_", " ")
     return {"ms": "ms median [min, max]", "ms_median": "ms (median)", "us_median": "µs (median)",
             "gbps": "GB/s",
-            "gflops": "GFLOP/s", "max_rel_err": "max rel err", "ok": "check"}.get(col, col)
+            "gflops": "GFLOP/s", "max_rel_err": "max rel err", "ok": "check",
+            # make power's columns (plots/power.py)
+            "clock_mhz": "SM clock, MHz (median)", "power_w": "power, W (median)",
+            "temp_c_max": "hottest, °C", "held_by": "clock held by",
+            "mj_per_launch": "energy a launch, mJ"}.get(col, col)
 
 
 def results_csv(name, gpu):

@@ -175,6 +175,8 @@ if want d; then
         count_lines "numbers marked in the READMEs" "$tmp/evidence-marks.log" $?
         python3 tests/test_ncu.py >"$tmp/ncu.log" 2>&1
         count_lines "profiler evidence (plots/ncu.py)" "$tmp/ncu.log" $?
+        python3 tests/test_power.py >"$tmp/power.log" 2>&1
+        count_lines "clock and power evidence (plots/power.py, make power)" "$tmp/power.log" $?
         # twice, the same bytes: no date, version or random id in any figure file
         bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
         if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then
