@@ -91,15 +91,16 @@ def chapter_name(program):
 # special-function-unit instructions (MUFU: sine, base-2 exponential, reciprocal...), multiplies
 # local-memory loads (LDL: spills, or sinf's slow path), global reductions (REDG: an atomic whose
 # result is unused), branches, the adds and mins of the min-plus loop (FADD, FMNMX, and VIMNMX3,
-# Hopper's three-way integer min), and last `instructions`, every instruction of the kernel's
-# code, NOP padding included: its size, at 16 bytes an instruction; and `loop`, the instructions
-# of the kernel's longest loop, from the target of a backward branch to the branch itself (0
-# where the code has no loop): the body a README counts when it says "the tile loop is 1102
-# instructions". A count includes every variant of the opcode (FFMA.SAT, MUFU.EX2,
-# LDG.E.CONSTANT).
+# Hopper's three-way integer min), moves from a thread's registers into the warp's uniform ones
+# (R2UR: 06's wgmma descriptors, built per thread, then handed to HGMMA), and last
+# `instructions`, every instruction of the kernel's code, NOP padding included: its size, at 16
+# bytes an instruction; and `loop`, the instructions of the kernel's longest loop, from the
+# target of a backward branch to the branch itself (0 where the code has no loop): the body a
+# README counts when it says "the tile loop is 1102 instructions". A count includes every
+# variant of the opcode (FFMA.SAT, MUFU.EX2, LDG.E.CONSTANT).
 OPCODES = ["HMMA", "HGMMA", "DMMA", "LDSM", "LDS", "STS", "LDG", "STG", "LDGSTS", "UTMALDG",
            "SYNCS", "FFMA", "DFMA", "SHFL", "ATOMS", "ATOMG", "RED", "BAR", "MUFU", "FMUL", "LDL",
-           "REDG", "BRA", "FADD", "FMNMX", "VIMNMX3"]
+           "REDG", "BRA", "FADD", "FMNMX", "VIMNMX3", "R2UR"]
 # Widths, paths and hints, counted on the opcode's modifiers: 16-byte global and shared accesses
 # (LDG.E.128, STS.128...), global loads through the read-only path (LDG.E.CONSTANT), and global
 # loads that carry an L2 fetch-size hint (PTX's .L2::64B, .L2::128B, .L2::256B), which the SASS

@@ -40,6 +40,10 @@
 //                  into runs, one a cluster, their partial sums added through global memory
 //   v14 lean       the k loop's bookkeeping in fewer instructions: the slot and the phase carried
 //                  from step to step, the descriptors' low words moved by constants
+//   v15 unrolled   the k loop unrolled by a turn of the ring: each step's stage, and so its
+//                  addresses, a constant folded into the instructions
+//   v16 uniform    the warpgroup read from lane 0 by a shuffle: the compiler can prove it is one
+//                  value a warp and builds A's descriptors in uniform registers, as B's
 //   v2-staged      an experiment: v2 with v1's stores through shared memory, to measure v2's
 //                  two changes (mma.sync, stores from registers) apart
 //   v12-lag1, v12-lag3  experiments: v12 with its warpgroups one and three stages apart
@@ -54,6 +58,8 @@
 //                  otherwise between the ring and C: 16 KB of C, or 3 stages and 80 KB, or 2
 //                  stages and the whole tile's 128 KB (v10x-room.cuh)
 //   v10-lean       an experiment: v10 with v14's lean k loop (v10x-lean.cuh)
+//   v10-unrolled   an experiment: v10 with v16's k loop, lean, unrolled and uniform
+//                  (v10x-unrolled.cuh)
 //   v11-pingpong   an experiment: v11 with each consumer warpgroup on 64 x 256 tiles of its own,
 //                  the two taking turns at the tensor cores (v11x-pingpong.cuh); v11-pingpong5
 //                  with a fifth stage, v11-pingpong-noload with no loads (unchecked), and
@@ -62,7 +68,7 @@
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v4a-v14 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
+// v4a-v16 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
 // makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
 #ifdef TC_FP8  // make build/tensor-cores-fp8: the FP8 program, in fp8-program.cuh
 #include "fp8-program.cuh"
@@ -273,7 +279,10 @@ static void launch_peak(void *problem) {
 #include "quad-store.cuh"
 #include "v13x-quadstore.cuh"
 #include "v14-lean.cuh"
+#include "v15-unrolled.cuh"
+#include "v16-uniform.cuh"
 #include "v10x-lean.cuh"
+#include "v10x-unrolled.cuh"
 #include "v11x-pingpong.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
@@ -301,6 +310,8 @@ static const version versions[] = {
     {"v12", "staggered", launch_v12, NEEDS_SM90A},
     {"v13", "streamk", launch_v13, NEEDS_SM90A},
     {"v14", "lean", launch_v14, NEEDS_SM90A},
+    {"v15", "unrolled", launch_v15, NEEDS_SM90A},
+    {"v16", "uniform", launch_v16, NEEDS_SM90A},
     // experiments on v2: its stores from registers undone (v1's way to C, through shared memory)
     {"v2-staged", "staged", launch_v2_staged, NEEDS_BF16_MMA},
     // experiments on v10: parts of its work knocked out, to see what each costs (unchecked)
@@ -313,8 +324,9 @@ static const version versions[] = {
     {"v10-onebuffer", "onebuffer", launch_v10_onebuffer, NEEDS_SM90A},
     {"v10-3stages", "3stages", launch_v10_3stages, NEEDS_SM90A},
     {"v10-2stages", "2stages", launch_v10_2stages, NEEDS_SM90A},
-    // an experiment on v10: v14's lean k loop, without v11-v13's changes
+    // experiments on v10: v14's lean k loop, and v16's, without v11-v13's changes
     {"v10-lean", "leanloop", launch_v10_lean, NEEDS_SM90A},
+    {"v10-unrolled", "unrolledloop", launch_v10_unrolled, NEEDS_SM90A},
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
     {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
