@@ -2,8 +2,9 @@
 // v14 still works out each stage's addresses as it goes: the slot times a stage's bytes, added to
 // the first stage's, then moved into the registers wgmma reads its descriptors from. Now the k
 // loop takes the ring a whole turn at a time, unrolled, so each of the four steps of a turn has
-// its stage as a constant and its addresses are folded into the instructions. Steps before
-// stage 0 comes round, and the last few, go one at a time as before. Same kernel otherwise.
+// its stage as a constant: the barriers' addresses become fixed offsets, B's descriptors one
+// uniform add each (A's still pass through a thread's registers: v16). Steps before stage 0
+// comes round, and the last few, go one at a time as before. Same kernel otherwise.
 
 template <int BM, int BN, int BK, int STAGES, int C_COLS, int C_BUFFERS, int CLUSTER, int LAG,
           class Order>

@@ -1,8 +1,8 @@
 // ---- v16 uniform --------------------------------------------------------------------------------
-// Hopper has uniform registers, one value a warp instead of one a thread, and wgmma reads its
-// descriptors from them. The compiler puts a value there only if it can prove all 32 threads of
-// the warp hold the same; v15's B descriptors pass, but its A descriptors depend on the
-// warpgroup, worked out from threadIdx.x, and are built in ordinary registers and moved across
+// Since Turing, GPUs have uniform registers, one value a warp instead of one a thread, and wgmma
+// reads its descriptors from them. The compiler puts a value there only if it can prove all 32
+// threads of the warp hold the same; in v15's unrolled turn B's descriptors pass, but A's depend on
+// the warpgroup, worked out from threadIdx.x, and are built in ordinary registers and moved across
 // at every wgmma (R2UR). Now the warpgroup is read from lane 0 with a shuffle, which the compiler
 // knows is one value a warp: A's descriptors are built where B's are. Same kernel otherwise.
 
