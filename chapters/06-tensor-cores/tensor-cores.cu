@@ -40,8 +40,8 @@
 //                  into runs, one a cluster, their partial sums added through global memory
 //   v14 lean       the k loop's bookkeeping in fewer instructions: the slot and the phase carried
 //                  from step to step, the descriptors' low words moved by constants
-//   v15 unrolled   the k loop unrolled by a turn of the ring: each step's stage, and so its
-//                  addresses, a constant folded into the instructions
+//   v15 unrolled   the k loop unrolled by a turn of the ring: each step's stage a constant, so
+//                  the barriers' addresses are fixed offsets and B's descriptors one uniform add
 //   v16 uniform    the warpgroup read from lane 0 by a shuffle: the compiler can prove it is one
 //                  value a warp and builds A's descriptors in uniform registers, as B's
 //   v2-staged      an experiment: v2 with v1's stores through shared memory, to measure v2's
