@@ -68,7 +68,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v10_unrolled(
             for (int step = 0; step < steps;) {
                 if (slot == 0 && steps - step >= STAGES) {  // a whole turn of the ring from stage 0
 #pragma unroll
-                    for (int j = 0; j < STAGES; j++) k_step(j, step + j == 0);
+                    for (int j = 0; j < STAGES; j++) k_step(j, j == 0 && step == 0);
                     step += STAGES;
                     phase ^= 1;
                 } else {  // one step: until stage 0 comes round, and the last few

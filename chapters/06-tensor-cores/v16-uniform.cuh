@@ -84,7 +84,7 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v16_uniform(
             for (int step = u.k0; step < u.k1;) {
                 if (slot == 0 && u.k1 - step >= STAGES) {  // a whole turn of the ring from stage 0
 #pragma unroll
-                    for (int j = 0; j < STAGES; j++) k_step(j, step + j == u.k0);
+                    for (int j = 0; j < STAGES; j++) k_step(j, j == 0 && step == u.k0);
                     step += STAGES;
                     phase ^= 1;
                 } else {  // one step: until stage 0 comes round, and the last few
