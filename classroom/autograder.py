@@ -19,13 +19,14 @@ which run_autograder moves into the grader's environment and deletes before any 
 run_autograder builds with make, grades with `make grade` (the grader's command line) and turns
 what the grader wrote into results.json (`autograder.py results`):
   - results.json from the grader (grading finished): copied as it is;
-  - incomplete.json (exit 3: no GPU, no compute-sanitizer, too few GPUs), or no grading at all (the
-    autograder's own build failed, the secret is missing): a results.json that is marked NOT
-    GRADED. Gradescope's format has no "no score": a results.json always records one, and a
-    missing or broken results.json is an error for every submission. So it records 0, says on its
-    first line and in a test of its own that this is not a grade, and hides the cases from the
-    student until the instructor publishes (top-level visibility "after_published": while cases
-    are hidden Gradescope shows the student no total). extra_data holds the reason, for scripts.
+  - incomplete.json (exit 3: no GPU, no compute-sanitizer, too few GPUs, a GPU too old for the
+    version), or no grading at all (the autograder's own build failed, the secret is missing): a
+    results.json that is marked NOT GRADED. Gradescope's format has no "no score": a results.json
+    always records one, and a missing or broken results.json is an error for every submission. So
+    it records 0, says on its first line and in a test of its own that this is not a grade, and
+    hides the cases from the student until the instructor publishes (top-level visibility
+    "after_published": while cases are hidden Gradescope shows the student no total). extra_data
+    holds the reason, for scripts.
 Exit codes: 0 done, 2 bad usage (one line on stderr).
 """
 import argparse

@@ -23,7 +23,8 @@ This file is the command line: list, check, starter, grade, grade-all, sample, a
 which grades a class (every submission compiled at once, then each one's GPU cases in turn).
 
 Exit codes: 0 grading finished (whatever the score), 2 bad usage, 3 the grader could not run
-(no GPU, no compute-sanitizer): the compile step is graded first and written as incomplete.
+(no GPU, no compute-sanitizer, a GPU that cannot run the exercise's version): the compile step
+is graded first and written as incomplete.
 """
 import argparse
 import concurrent.futures
@@ -47,7 +48,7 @@ from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso
                      update_gradebook, write_gradebook, write_grading)
 from scoring import Grading, secret_bytes, secret_id, secret_missing  # noqa: E402
 from submission import submitted_at  # noqa: E402
-from toolchain import (GraderError, Toolchain, gpu_count, gpu_lock, gpu_reason,  # noqa: E402
+from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_lock, gpu_reason,  # noqa: E402
                        reference_binary, sanitizer, student_user, verifier_binary)
 
 EXIT_USAGE, EXIT_GRADER = 2, 3
@@ -150,6 +151,13 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                     g.user = user
                     g.notes.append(note)
         with gpu_lock() if any(ok) and not problem else contextlib.nullcontext():
+            if any(ok) and not problem:
+                try:
+                    why = cannot_run(tools[0], ex)
+                except GraderError as e:
+                    why = str(e)
+                if why:
+                    problem = f"this GPU cannot run {ex.version}, so no submission can be checked: {why}"
             for g, compiled in zip(gradings, ok):
                 if compiled and problem:
                     g.mark_incomplete(problem)

@@ -128,6 +128,21 @@ def verifier_binary(ex):
     return path
 
 
+def cannot_run(verifier, ex):
+    """Why this GPU cannot run the exercise's version, or None. The chapter's program skips a
+    version the GPU lacks the hardware for (06's wgmma versions before Hopper, its mma ones
+    before Ampere) with a line "vN: skipped: why"; a grader there could check nothing, so it
+    asks once, at the rubric's first correctness case, before any submission runs."""
+    args = [*shlex.split(ex.rubric["correct"]["cases"][0]), "-v", ex.version, "--check-only",
+            "--warmup", "0"]
+    try:
+        p = subprocess.run([verifier, *args], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        raise GraderError(f"build/{ex.topic} {' '.join(args)} did not finish in 300 s") from None
+    m = re.search(rf"^\s*{re.escape(ex.version)}: skipped: (.*)$", p.stdout, re.M)
+    return m.group(1).strip() if m else None
+
+
 def sanitizer():
     cs = shutil.which("compute-sanitizer") or os.path.join(
         os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "compute-sanitizer")

@@ -448,6 +448,12 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
         const char *why = b->skip ? b->skip(b->problem, v) : NULL;
         if (why) {
             printf("    %s: skipped: %s\n", v->tag, why);
+            // --verify checks a dump of a version this GPU cannot run: nothing it could say is
+            // a pass (a grader on an older GPU would otherwise count every submission right)
+            if (o->verify && !(v->flags & KL_BASELINE) && !(v->flags & KL_UNCHECKED)) {
+                printf("FAIL verify %s: this GPU cannot run it: %s\n", v->tag, why);
+                wrong = 1;
+            }
             continue;
         }
         int checked = !(v->flags & KL_UNCHECKED);

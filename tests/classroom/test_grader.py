@@ -767,6 +767,30 @@ def test_speed_protocol(tmp):
           "with no speed points, and names the round", c2.output[:200])
 
 
+def test_cannot_run(tmp):
+    """A GPU without the version's hardware (a T4 for 06's wgmma versions): the chapter's program
+    skips the version, in --verify too, where it must not pass. The grader asks first
+    (toolchain.cannot_run) and grades nothing on that GPU; stand-in programs here, no GPU."""
+    ex = exercises.find_exercise("06-tensor-cores", "swizzled")
+    d = os.path.join(tmp, "cannot-run")
+    os.makedirs(d)
+    said = {}
+    for name, line in (("old", f"    {ex.version}: skipped: needs BF16 tensor cores (compute "
+                               "capability 8.0); this GPU is 7.5"),
+                       ("able", f"{ex.version}          swizzled   0.0100  yes")):
+        path = os.path.join(d, name)
+        with open(path, "w") as f:
+            f.write(f"#!/bin/sh\necho 'version idea ms'\necho '{line}'\n")
+        os.chmod(path, 0o755)
+        said[name] = toolchain.cannot_run(path, ex)
+    check(said["old"] == "needs BF16 tensor cores (compute capability 8.0); this GPU is 7.5"
+          and said["able"] is None, "grade: a GPU that cannot run the exercise's version is "
+          "named with the program's reason (and one that can is not)", str(said))
+    src = open(os.path.join(ROOT, "common", "gpu.cu")).read()
+    check(re.search(r"o->verify && !\(v->flags & KL_BASELINE\)[^\n]*\n\s*printf\(\"FAIL verify", src)
+          is not None, "--verify: a version the GPU skips fails the check (common/gpu.cu)")
+
+
 def test_speed_gate(tmp):
     """run_gpu with stand-ins for the runs (no GPU): by default the speed case runs only when
     every correctness case passed; [speed] needs = "any" runs it after one; a rubric with another
@@ -1114,6 +1138,7 @@ def main(argv):
             test_speed_statistics()
             test_speed_protocol(tmp)
             test_speed_gate(tmp)
+            test_cannot_run(tmp)
             test_roster_and_deadline(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
