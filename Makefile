@@ -213,7 +213,8 @@ sass: $(TOOL_DEPS)
 # every build.
 GRADER      := python3 classroom/grade.py
 GRADE_TOPIC  = $(call topic,$(CH))
-GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(GENCODE)" --cflags="$($(GRADE_TOPIC)_FLAGS)" \
+GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(call gencode_for,$(ARCH),$(GRADE_TOPIC))" \
+               --cflags="$($(GRADE_TOPIC)_FLAGS)" --sm90a="$($(GRADE_TOPIC)_SM90A)" \
                --libs="$($(GRADE_TOPIC)_LIBS)" $(if $(TIME_LIMIT),--time-limit=$(TIME_LIMIT)) \
                $(if $(PUBLIC_SECRET),--public-secret)
 GRADE_BOOK   = $(if $(ROSTER),--roster="$(ROSTER)") $(if $(DEADLINE),--deadline="$(DEADLINE)")

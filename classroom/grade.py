@@ -157,7 +157,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                 except GraderError as e:
                     why = str(e)
                 if why:
-                    problem = f"this GPU cannot run {ex.version}, so no submission can be checked: {why}"
+                    problem = f"{ex.version} cannot run here, so no submission can be checked: {why}"
             for g, compiled in zip(gradings, ok):
                 if compiled and problem:
                     g.mark_incomplete(problem)
@@ -334,6 +334,8 @@ def main(argv):
         s.add_argument("--gencode", help="nvcc's architecture flags")
         s.add_argument("--cflags", help="the chapter's extra nvcc flags")
         s.add_argument("--libs", help="the chapter's libraries")
+        s.add_argument("--sm90a", help="non-empty: the chapter's Hopper versions need sm_90a "
+                       "(its chapter.mk's _SM90A; the kit's Makefile builds for it)")
     args = p.parse_args(argv)
     try:
         return {"list": cmd_list, "check": cmd_check, "starter": cmd_starter, "grade": cmd_grade,

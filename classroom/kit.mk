@@ -11,10 +11,16 @@ ARCH ?= native
 else
 ARCH ?= sm_80 sm_90
 endif
+# A chapter whose Hopper versions exist only in the arch-specific target (06's wgmma and TMA)
+# builds sm_90a where others build sm_90, and on a Hopper GPU ARCH=native means sm_90a.
+SM90A  := @SM90A@
+comma  := ,
+GPU_CC := $(if $(and $(SM90A),$(HAVE_GPU)),$(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1))
+sm90a_for = $(if $(and $(SM90A),$(filter sm_90,$(1))),a)
 ifeq ($(ARCH),native)
-GENCODE := -arch=native
+GENCODE := $(if $(filter 9.0,$(GPU_CC)),-gencode arch=compute_90a$(comma)code=sm_90a,-arch=native)
 else
-GENCODE := $(foreach a,$(ARCH),-gencode arch=compute_$(a:sm_%=%),code=$(a))
+GENCODE := $(foreach a,$(ARCH),-gencode arch=compute_$(a:sm_%=%)$(call sm90a_for,$(a)),code=$(a)$(call sm90a_for,$(a)))
 endif
 
 # The chapter's flags; warnings are shown but do not stop the build.

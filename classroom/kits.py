@@ -40,7 +40,8 @@ def write_kit(ex, dest, tc):
     mk = (mk.replace("@CHAPTER@", ex.chapter).replace("@EXERCISE@", ex.name)
           .replace("@TOPIC@", ex.topic).replace("@VERSION@", ex.version)
           .replace("@CFLAGS@", " ".join(tc.cflags)).replace("@LIBS@", " ".join(tc.libs))
-          .replace("@TOOLS@", " ".join(r["sanitize"]["tools"])))
+          .replace("@TOOLS@", " ".join(r["sanitize"]["tools"]))
+          .replace("@SM90A@", "1" if tc.sm90a else ""))
     with open(os.path.join(dest, "Makefile"), "w") as f:
         f.write(mk)
     with open(os.path.join(ex.dir, "README.md")) as f:

@@ -24,13 +24,23 @@ class GraderError(Exception):
 
 class Toolchain:
     """How submissions and kits are built. The Makefile passes its own settings; called
-    directly, the grader reads the chapter's flags and libraries from its chapter.mk."""
+    directly, the grader reads the chapter's flags and libraries from its chapter.mk. A chapter
+    with Hopper-only versions (`_SM90A`, 06) builds sm_90a where the others build sm_90, as the
+    Makefile does: a plain sm_90 build would skip those versions, the exercise's among them."""
     def __init__(self, args, ex=None):
         self.nvcc = args.nvcc or shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-        self.gencode = shlex.split(args.gencode) if args.gencode else (
-            ["-arch=native"] if gpu_reason() is None else
-            ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"])
         mk = chapter_mk(ex) if ex else {}
+        given = getattr(args, "sm90a", None)
+        self.sm90a = bool((given if given is not None else mk.get("SM90A", "")).strip())
+        a = "a" if self.sm90a else ""
+        if args.gencode:
+            self.gencode = shlex.split(args.gencode)
+        elif gpu_reason() is None:
+            self.gencode = (["-gencode", "arch=compute_90a,code=sm_90a"]
+                            if self.sm90a and gpu_cc() == "9.0" else ["-arch=native"])
+        else:
+            self.gencode = ["-gencode", "arch=compute_80,code=sm_80",
+                            "-gencode", f"arch=compute_90{a},code=sm_90{a}"]
         self.cflags = shlex.split(args.cflags if args.cflags is not None else mk.get("FLAGS", ""))
         self.libs = shlex.split(args.libs if args.libs is not None else mk.get("LIBS", ""))
         self.objs = sorted(glob.glob(os.path.join(ROOT, "build", "common", "*.o")))
@@ -44,19 +54,32 @@ class Toolchain:
 
 
 def chapter_mk(ex):
-    """{'FLAGS': ..., 'LIBS': ...} from the chapter's chapter.mk (`matmul_LIBS := -lcublas`)."""
+    """{'FLAGS': ..., 'LIBS': ..., 'SM90A': ...} from the chapter's chapter.mk
+    (`matmul_LIBS := -lcublas`; `tensor-cores_SM90A := 1`: Hopper's versions need sm_90a)."""
     path = os.path.join(ROOT, "chapters", ex.chapter, "chapter.mk")
     out = {}
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
-                m = re.match(rf"^{re.escape(ex.topic)}_(FLAGS|LIBS)\s*:?=\s*(.*)$", line.strip())
+                m = re.match(rf"^{re.escape(ex.topic)}_(FLAGS|LIBS|SM90A)\s*:?=\s*(.*)$", line.strip())
                 if m:
                     out[m.group(1)] = m.group(2).strip()
     return out
 
 
 _gpu = {}
+
+
+def gpu_cc():
+    """The first GPU's compute capability ("9.0"), as nvidia-smi reports it; "" when it cannot."""
+    if "cc" not in _gpu:
+        try:
+            p = subprocess.run(["nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader"],
+                               capture_output=True, text=True, timeout=60)
+            _gpu["cc"] = p.stdout.strip().split("\n")[0].strip() if p.returncode == 0 else ""
+        except (OSError, subprocess.TimeoutExpired):
+            _gpu["cc"] = ""
+    return _gpu["cc"]
 
 
 def gpu_count():
@@ -129,10 +152,11 @@ def verifier_binary(ex):
 
 
 def cannot_run(verifier, ex):
-    """Why this GPU cannot run the exercise's version, or None. The chapter's program skips a
+    """Why the exercise's version cannot run here, or None. The chapter's program skips a
     version the GPU lacks the hardware for (06's wgmma versions before Hopper, its mma ones
-    before Ampere) with a line "vN: skipped: why"; a grader there could check nothing, so it
-    asks once, at the rubric's first correctness case, before any submission runs."""
+    before Ampere), or the build the code (sm_90a), with a line "vN: skipped: why"; a grader
+    there could check nothing, so it asks once, at the rubric's first correctness case, before
+    any submission runs."""
     args = [*shlex.split(ex.rubric["correct"]["cases"][0]), "-v", ex.version, "--check-only",
             "--warmup", "0"]
     try:

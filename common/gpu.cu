@@ -451,7 +451,7 @@ int bench_run(const options *o, const env_info *e, const bench *b, const version
             // --verify checks a dump of a version this GPU cannot run: nothing it could say is
             // a pass (a grader on an older GPU would otherwise count every submission right)
             if (o->verify && !(v->flags & KL_BASELINE) && !(v->flags & KL_UNCHECKED)) {
-                printf("FAIL verify %s: this GPU cannot run it: %s\n", v->tag, why);
+                printf("FAIL verify %s: it cannot run here: %s\n", v->tag, why);
                 wrong = 1;
             }
             continue;
