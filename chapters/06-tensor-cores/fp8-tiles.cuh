@@ -98,4 +98,3 @@ static void make_map_fp8(CUtensorMap *map, const fp8 *x, size_t rows, size_t k, 
         exit(KL_EXIT_GPU);
     }
 }
-

@@ -85,4 +85,3 @@ static void make_maps(tc_problem *p, unsigned bm, unsigned bk) {
     make_map(&p->map_b256, p->b, p->n, p->k, p->ld, bk, 256);
     p->maps_made = true;
 }
-
