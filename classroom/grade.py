@@ -48,8 +48,8 @@ from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso
                      update_gradebook, write_gradebook, write_grading)
 from scoring import Grading, secret_bytes, secret_id, secret_missing  # noqa: E402
 from submission import submitted_at  # noqa: E402
-from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_lock, gpu_reason,  # noqa: E402
-                       reference_binary, sanitizer, student_user, verifier_binary)
+from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_lock,  # noqa: E402
+                       gpu_reason, reference_binary, sanitizer, student_user, verifier_binary)
 
 EXIT_USAGE, EXIT_GRADER = 2, 3
 
@@ -157,7 +157,8 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                 except GraderError as e:
                     why = str(e)
                 if why:
-                    problem = f"{ex.version} cannot run here, so no submission can be checked: {why}"
+                    problem = (f"{ex.version} cannot run here, so no submission can be "
+                               f"checked: {why}")
             for g, compiled in zip(gradings, ok):
                 if compiled and problem:
                     g.mark_incomplete(problem)

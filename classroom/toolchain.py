@@ -61,7 +61,8 @@ def chapter_mk(ex):
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
-                m = re.match(rf"^{re.escape(ex.topic)}_(FLAGS|LIBS|SM90A)\s*:?=\s*(.*)$", line.strip())
+                m = re.match(rf"^{re.escape(ex.topic)}_(FLAGS|LIBS|SM90A)\s*:?=\s*(.*)$",
+                             line.strip())
                 if m:
                     out[m.group(1)] = m.group(2).strip()
     return out
@@ -154,9 +155,9 @@ def verifier_binary(ex):
 def cannot_run(verifier, ex):
     """Why the exercise's version cannot run here, or None. The chapter's program skips a
     version the GPU lacks the hardware for (06's wgmma versions before Hopper, its mma ones
-    before Ampere), or the build the code (sm_90a), with a line "vN: skipped: why"; a grader
-    there could check nothing, so it asks once, at the rubric's first correctness case, before
-    any submission runs."""
+    before Ampere), or the build lacks the code for (06 built for plain sm_90, not sm_90a), with
+    a line "vN: skipped: why"; a grader there could check nothing, so it asks once, at the
+    rubric's first correctness case, before any submission runs."""
     args = [*shlex.split(ex.rubric["correct"]["cases"][0]), "-v", ex.version, "--check-only",
             "--warmup", "0"]
     try:
