@@ -14,7 +14,7 @@ struct grouped_order {
         constexpr int GROUP = 16;  // rows of tiles in a band: 16 bands of A, about 8 of B in L2
         size_t rows = (m + tile_m - 1) / tile_m, cols = (n + tile_n - 1) / tile_n;
         size_t band = tile / (GROUP * cols), first = band * GROUP;    // the band's first row
-        size_t high = rows - first < GROUP ? rows - first : GROUP;     // the last may be lower
+        size_t high = rows - first < GROUP ? rows - first : GROUP;     // the last may be shorter
         size_t q = tile - band * GROUP * cols;                          // the place in the band
         return {(first + q % high) * tile_m, q / high * tile_n};
         // EXERCISE: grouped end
