@@ -59,7 +59,10 @@ check: $(PROGRAM)
 	while read -r args; do \
 	    case "$$args" in ''|'#'*) continue ;; esac; \
 	    $(PROGRAM) $$args -v $(VERSION) --check-only >build/check.log 2>&1; rc=$$?; \
-	    if [ $$rc -eq 0 ]; then pass=$$((pass + 1)); echo "PASS $(VERSION) $$args"; \
+	    if grep -q '^ *$(VERSION): skipped: ' build/check.log; then \
+	        sed -n 's/^ *$(VERSION): skipped: /make check: $(VERSION) cannot run here: /p' \
+	            build/check.log; exit 1; \
+	    elif [ $$rc -eq 0 ]; then pass=$$((pass + 1)); echo "PASS $(VERSION) $$args"; \
 	    elif [ $$rc -eq 3 ]; then cat build/check.log; echo "make check: stopped (exit 3 is no GPU, \
 	a CUDA error or a size too big for the GPU, not a wrong result)"; exit 1; \
 	    else \

@@ -178,6 +178,18 @@ def test_kit(ex, tmp):
     leaked = [l for l in answer - elsewhere if l in kit_code]
     check(not leaked and "kl_exercise_todo" in kit, f"{ex.label}: the kit's regions hold a stub, "
           f"not the answer", "; ".join(leaked[:2]))
+    # make check on a GPU that cannot run the version: a stand-in program says what the chapter's
+    # says there (06 on a T4); the check must stop with the reason, not count the skip a pass
+    real = prog + ".real"
+    os.rename(prog, real)
+    with open(prog, "w") as f:
+        f.write(f"#!/bin/sh\necho '    {ex.version}: skipped: needs a newer GPU (a stand-in)'\n")
+    os.chmod(prog, 0o755)
+    c = subprocess.run(["make", "-s", "-C", dest, "check"], capture_output=True, text=True)
+    os.replace(real, prog)
+    check(c.returncode != 0 and f"make check: {ex.version} cannot run here: needs a newer GPU"
+          in c.stdout and "PASS" not in c.stdout, f"{ex.label}: the kit's make check stops on a "
+          f"version the GPU cannot run, with the reason, and counts no pass", c.stdout[-300:])
     files = set(os.listdir(dest))
     with open(os.path.join(dest, "README.md")) as f:
         readme = f.read()
