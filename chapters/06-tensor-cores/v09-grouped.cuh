@@ -1,12 +1,12 @@
 // ---- v9 grouped ---------------------------------------------------------------------------------
 // v8's kernel with its tiles walked in another order: down bands of 16 rows of tiles, column
 // after column, instead of row by row. The tiles at work at one time then span 16 bands of A and
-// about 8 of B (32 + 33 MB), and each band serves 8 to 16 blocks while it is in L2, where row by
+// about 8 of B (32 + 33 MiB), and each band serves 8 to 16 blocks while it is in L2, where row by
 // row makes every wave of tiles read all of B from DRAM again. Nothing else changes.
 
 // The 132 blocks of v8 work on 132 neighbouring tiles of one order. Row by row, at 8192 x 8192
-// (32 tiles of 256 columns a row) that is 4 rows of tiles: 4 bands of A (2 MB each at k = 8192)
-// but all 32 bands of B (4 MB each): 136 MB, which the 60 MiB L2 cannot keep.
+// (32 tiles of 256 columns a row) that is 4 rows of tiles: 4 bands of A (2 MiB each at k = 8192)
+// but all 32 bands of B (4 MiB each): 136 MiB, which the 60 MiB L2 cannot keep.
 
 struct grouped_order {
     __device__ static tile_origin at(size_t tile, size_t m, size_t n, int tile_m, int tile_n) {
