@@ -336,6 +336,32 @@ PY
             tail -n 5 "$tmp/rest.log" | sed 's/^/    /'
         fi
         EXPECT_WORD="too big" expect 3 transpose -m 2147483647 -n 2147483647
+        # --verify of a version this GPU or build cannot run: FAIL and exit 1, never a pass (a
+        # grader on an older GPU checks with it). v9 is skipped before Hopper; on a Hopper GPU, in
+        # a build of 06 for plain sm_90 (no wgmma), made here.
+        cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1)
+        prog=build/tensor-cores
+        if [ "$cc" = 9.0 ]; then
+            prog=$tmp/tc-sm90
+            "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" -gencode arch=compute_90,code=sm_90 -O3 \
+                -std=c++17 -Icommon -Ibuild -include kl_build.h -o "$prog" \
+                chapters/06-tensor-cores/tensor-cores.cu build/common/*.o -lcublas -lpthread \
+                >"$tmp/sm90.log" 2>&1 || prog=""
+        fi
+        if [ -n "$prog" ] && "$prog" -m 300 -n 300 -k 64 -v v9 --check-only --dump "$tmp/vd" \
+                >"$tmp/vd.log" 2>&1 && grep -q "v9: skipped" "$tmp/vd.log"; then
+            "$prog" -m 300 -n 300 -k 64 -v v9 --verify "$tmp/vd" >"$tmp/vv.log" 2>&1
+            rc=$?
+            if [ $rc = 1 ] && grep -q "^FAIL verify v9: it cannot run here" "$tmp/vv.log"; then
+                pass "--verify of a version skipped here (v9, GPU $cc): FAIL verify, exit 1"
+            else
+                fail "--verify of a version skipped here (v9, GPU $cc): exit $rc, want 1 and FAIL verify"
+                tail -n 3 "$tmp/vv.log" | sed 's/^/    /'
+            fi
+        else
+            fail "--verify of a skipped version: no run that skips v9 (GPU $cc)"
+            cat "$tmp/sm90.log" "$tmp/vd.log" 2>/dev/null | tail -n 5 | sed 's/^/    /'
+        fi
         echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
         # More than 8 minutes on an H100 (the speed cases run in turns). KL_GRADER_GPU=0 leaves it to a run of its own,
         # python3 tests/classroom/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).

@@ -786,8 +786,8 @@ def test_speed_protocol(tmp):
 
 def test_cannot_run(tmp):
     """A GPU without the version's hardware (a T4 for 06's wgmma versions): the chapter's program
-    skips the version, in --verify too, where it must not pass. The grader asks first
-    (toolchain.cannot_run) and grades nothing on that GPU; stand-in programs here, no GPU."""
+    skips the version. The grader asks first (toolchain.cannot_run) and grades nothing on that
+    GPU; stand-in programs here, no GPU."""
     ex = exercises.find_exercise("06-tensor-cores", "swizzled")
     d = os.path.join(tmp, "cannot-run")
     os.makedirs(d)
@@ -803,9 +803,7 @@ def test_cannot_run(tmp):
     check(said["old"] == "needs BF16 tensor cores (compute capability 8.0); this GPU is 7.5"
           and said["able"] is None, "grade: a GPU that cannot run the exercise's version is "
           "named with the program's reason (and one that can is not)", str(said))
-    src = open(os.path.join(ROOT, "common", "gpu.cu")).read()
-    check(re.search(r"o->verify && !\(v->flags & KL_BASELINE\)[^\n]*\n\s*printf\(\"FAIL verify", src)
-          is not None, "--verify: a version the GPU skips fails the check (common/gpu.cu)")
+    # --verify of the skipped version failing is run for real in make test's GPU part (tests/run.sh)
 
 
 def test_speed_gate(tmp):
