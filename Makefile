@@ -236,8 +236,9 @@ grade-all: all
 autograder:
 	@python3 classroom/autograder.py build "$(CH)" "$(EX)" "$(DEST)" $(if $(PUBLIC_SECRET),--public-secret)
 
-# A small class graded on this GPU (the reference, the untouched kit, two planted bugs) into
-# plots/results/<gpu>/grading.txt: the sample and timings docs/instructors.md quotes.
+# A small class graded on this GPU (the reference, the untouched kit, the exercise's planted
+# submissions) into plots/results/<gpu>/grading.txt (01-transpose/tiled, the default: the sample
+# and timings docs/instructors.md quotes) or grading-CH-EX.txt (CH=06-tensor-cores EX=grouped).
 grade-sample: all
 	@$(GRADER) sample "$(CH)" "$(EX)" $(GRADE_BUILD)
 
@@ -264,7 +265,7 @@ help:
 	@echo "make starter    CH=NN-topic EX=name DEST=dir  write a student's starter kit"
 	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"
 	@echo "make grade-all  CH=NN-topic EX=name SUBS=dir OUT=dir [ROSTER=csv] [DEADLINE=iso]  grade a class, write gradebook.csv"
-	@echo "make grade-sample  grade a small class on this GPU into plots/results/<gpu>/grading.txt"
+	@echo "make grade-sample  grade a small class on this GPU into plots/results/<gpu>/grading*.txt"
 	@echo "make autograder CH=NN-topic EX=name DEST=dir  a Gradescope autograder zip for the exercise"
 	@echo "make setup      install what the plots need (run by test, bench and plots)"
 	@echo "make clean      remove build/"

@@ -264,10 +264,25 @@ def book_of(args):
     return Book(roster, deadline)
 
 
+# The planted submissions make grade-sample grades beside the reference and the untouched kit
+# (classroom/plants/NAME.cu), by exercise; an exercise not named here gets those two alone.
+SAMPLE_PLANTS = {"01-transpose/tiled": ("edge", "nosync"),
+                 "06-tensor-cores/grouped": ("rowsorder", "colsorder", "fixedband")}
+
+
+def sample_path(slug, ex):
+    """Where make grade-sample keeps its output: plots/results/<gpu>/grading.txt for the default
+    exercise (01-transpose/tiled, which docs/instructors.md quotes), grading-<chapter>-<exercise>.txt
+    for another (06-tensor-cores/grouped's answers quote the orders' speeds from theirs)."""
+    name = ("grading.txt" if ex.label == "01-transpose/tiled"
+            else f"grading-{ex.chapter}-{ex.name}.txt")
+    return os.path.join(ROOT, "plots", "results", slug, name)
+
+
 def cmd_sample(args):
-    """make grade-sample: grades a small class on this GPU (the reference solution, the
-    untouched kit, and planted bugs) and keeps the output as plots/results/<gpu>/grading.txt,
-    the sample and the timings docs/instructors.md quotes."""
+    """make grade-sample [CH= EX=]: grades a small class on this GPU (the reference solution, the
+    untouched kit, and the exercise's planted submissions) and keeps the output under
+    plots/results/<gpu>/ (sample_path), the sample and the timings the docs quote."""
     import plants  # the planted bugs (classroom/plants) and how a body goes into a kit
     ex = find_exercise(args.chapter or "01-transpose", args.exercise or "tiled")
     reason = gpu_reason()
@@ -279,7 +294,7 @@ def cmd_sample(args):
         subs = os.path.join(tmp, "submissions")
         plants.write_sub(os.path.join(subs, "reference"), ex, ex.kit_source(True))
         plants.write_sub(os.path.join(subs, "starter"), ex, ex.kit_source(False))
-        for name in ("edge", "nosync"):
+        for name in SAMPLE_PLANTS.get(ex.label, ()):
             label, body = plants.plant(name)
             if label == ex.label:
                 plants.write_sub(os.path.join(subs, name), ex,
@@ -295,7 +310,7 @@ def cmd_sample(args):
         text = buf.getvalue().replace(tmp + "/", "")
         text += (f"\n{len(os.listdir(subs))} submissions graded in {time.monotonic() - t0:.1f} s "
                  f"(the compile of all of them, in parallel, included)\n")
-    path = os.path.join(ROOT, "plots", "results", slug, "grading.txt")
+    path = sample_path(slug, ex)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     atomic_write(path, f"# make grade-sample: {ex.label} on this GPU ({slug})\n" + text)
     print(text)

@@ -1,7 +1,8 @@
-"""Planted submissions: region bodies that are wrong on purpose (classroom/plants/NAME.cu), and
-how a body is put into a kit as a student would hand it in. make grade-sample grades two of them
-beside the reference and the untouched kit; the grader's own tests (tests/classroom) grade them
-all and check that each is caught."""
+"""Planted submissions: region bodies written to be graded a known way (classroom/plants/NAME.cu),
+most of them wrong on purpose, and how a body is put into a kit as a student would hand it in.
+make grade-sample grades some of them (SAMPLE_PLANTS in grade.py) beside the reference and the
+untouched kit; the grader's own tests (tests/classroom) grade them all and check each one's
+score."""
 import os
 
 import source

@@ -336,7 +336,8 @@ class Grading:
         ratio = e.median
         points = speed.tier_points(ratio, spec["tiers"])
         tiers = ", ".join(f"{t:g}: {p:g}" for t, p in spec["tiers"])
-        c.result(points > 0, f"{ratio:.2f} of the reference solution's speed (tiers {tiers})\n"
+        c.result(points > 0, f"{speed.shown(ratio, spec['tiers'])} of the reference solution's speed "
+                 f"(tiers {tiers})\n"
                  f"  {e.describe()}\n" + "\n".join(lines) + f"\n  {how}"
                  + (f"\n  {capped}" if capped else ""), float(points))
         c.estimate = e

@@ -701,6 +701,13 @@ def test_speed_statistics():
           speed.tier_points(e.median, tiers) == (8 if e.median >= 0.5 else 4)
           and speed.tier_points(0.95, tiers) == 20 and speed.tier_points(0.1, tiers) == 0,
           f"speed: a submission twice as slow scores its ratio's tier: {e.describe()}")
+    grouped = [[0.97, 50], [0.94, 25]]
+    check(speed.shown(0.9696, grouped) == "0.969" and speed.tier_points(0.9696, grouped) == 25
+          and speed.shown(0.9704, grouped) == "0.970" and speed.shown(0.9694, grouped) == "0.969"
+          and speed.shown(0.5, tiers) == "0.500" and speed.shown(0.4999, tiers) == "0.499"
+          and speed.shown(1.25, grouped) == "1.250",
+          "speed: the report prints the ratio to three decimals, never rounded up onto a tier it "
+          "does not reach (0.9696 against a tier at 0.97 reads 0.969)")
 
 
 FAKE_PROGRAM = r"""#!/usr/bin/env python3
@@ -759,7 +766,7 @@ def test_speed_protocol(tmp):
     board = {e["name"]: e["value"] for e in res.get("leaderboard", [])}
     ratio = [v for k, v in board.items() if k.startswith("ratio")]
     check(c.estimate is not None and c.estimate.rounds >= speed.MIN_ROUNDS
-          and c.output.startswith("0.50 of the reference solution's speed")
+          and re.match(r"0\.(49[5-9]|50[0-5]) of the reference solution's speed", c.output)
           and "median of" in c.output and "interval" in c.output and "known to 1%" in c.output
           and c.score == 8, "speed: the protocol's rounds on stand-in programs: 0.50 of the "
           "reference's speed, its rounds and interval in the report, 8 points", c.output)
@@ -1098,6 +1105,30 @@ def grade_exercise_on_gpu(ex, tmp):
               and "mismatch" in report,
               f"{ex.label}: a wrong secret case shows the student no values, the instructor's "
               f"report shows the mismatch")
+    if "fixedband" in plants:  # 06-tensor-cores/grouped: a last band as high as the others
+        cs = case_scores(results(os.path.join(out, "fixedband")))
+        public = {n: t for n, t in cs.items() if n.startswith("correct -m")}
+        def whole(name):  # right where the rows of tiles are whole bands of 16, or one column
+            m, n = (int(x) for x in re.search(r"-m (\d+) -n (\d+)", name).groups())
+            return -(-m // 128) % 16 == 0 or n <= 256
+        right = [n for n in public if whole(n)]
+        check(right and len(right) < len(public)
+              and all((t["score"] > 0) == whole(n) for n, t in public.items())
+              and cs[[n for n in cs if n.startswith("speed")][0]]["score"] == 0,
+              f"{ex.label}: the planted band of fixed height is right only where the rows are "
+              f"whole bands or one column ({len(right)} of {len(public)} public cases), no speed",
+              str({n: t["score"] for n, t in public.items()}))
+    # 06-tensor-cores/grouped: two orders right at every size, told apart by the speed case alone
+    for name, what, points, says in (("rowsorder", "row by row (v8's order)", 0, "no"),
+                                     ("colsorder", "column by column", None, "full")):
+        if name in plants:
+            cs = case_scores(results(os.path.join(out, name)))
+            sp = cs[[n for n in cs if n.startswith("speed")][0]]
+            right = all(t["score"] > 0 for n, t in cs.items() if n.startswith("correct"))
+            want = ex.rubric["speed"]["points"] if points is None else points
+            check(right and sp["score"] == want,
+                  f"{ex.label}: {what} is right at every size and earns {says} speed points",
+                  sp["output"][:200])
     for cheat in ("printpass",):
         if cheat in plants:
             res = results(os.path.join(out, cheat))
