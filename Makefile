@@ -209,8 +209,8 @@ sass: $(TOOL_DEPS)
 # ---- classroom: exercises, starter kits and the grader (docs/instructors.md) ------------------
 # make starter CH=01-transpose EX=tiled DEST=kit; make grade CH=... EX=... SUB=file-or-kit OUT=dir;
 # make grade-all CH=... EX=... SUBS=dir-of-student-folders OUT=dir [ROSTER=roster.csv]
-# [DEADLINE=2025-03-01T23:59:00+01:00]. The chapter's own flags and libraries (chapter.mk) go with
-# every build.
+# [DEADLINE=2025-03-01T23:59:00+01:00] [GPUS=all or N: a submission a GPU, as many at once]. The
+# chapter's own flags and libraries (chapter.mk) go with every build.
 GRADER      := python3 classroom/grade.py
 GRADE_TOPIC  = $(call topic,$(CH))
 GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(call gencode_for,$(ARCH),$(GRADE_TOPIC))" \
@@ -228,7 +228,8 @@ grade: all
 	@$(GRADER) grade "$(CH)" "$(EX)" "$(SUB)" "$(OUT)" $(GRADE_BUILD) $(GRADE_BOOK)
 
 grade-all: all
-	@$(GRADER) grade-all "$(CH)" "$(EX)" "$(SUBS)" "$(OUT)" $(GRADE_BUILD) $(GRADE_BOOK)
+	@$(GRADER) grade-all "$(CH)" "$(EX)" "$(SUBS)" "$(OUT)" $(GRADE_BUILD) $(GRADE_BOOK) \
+	    $(if $(GPUS),--gpus="$(GPUS)")
 
 # make autograder CH=... EX=... DEST=dir: dir/autograder-CH-EX.zip for Gradescope (setup.sh,
 # run_autograder, what `make grade` needs of this repository, the secret). Needs GRADE_SECRET or
@@ -264,7 +265,7 @@ help:
 	@echo "make exercises  list the classroom exercises"
 	@echo "make starter    CH=NN-topic EX=name DEST=dir  write a student's starter kit"
 	@echo "make grade      CH=NN-topic EX=name SUB=file-or-kit OUT=dir  grade one submission"
-	@echo "make grade-all  CH=NN-topic EX=name SUBS=dir OUT=dir [ROSTER=csv] [DEADLINE=iso]  grade a class, write gradebook.csv"
+	@echo "make grade-all  CH=NN-topic EX=name SUBS=dir OUT=dir [ROSTER=csv] [DEADLINE=iso] [GPUS=all]  grade a class, write gradebook.csv"
 	@echo "make grade-sample  grade a small class on this GPU into plots/results/<gpu>/grading*.txt"
 	@echo "make autograder CH=NN-topic EX=name DEST=dir  a Gradescope autograder zip for the exercise"
 	@echo "make setup      install what the plots need (run by test, bench and plots)"

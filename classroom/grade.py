@@ -37,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -48,8 +49,9 @@ from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso
                      update_gradebook, write_gradebook, write_grading)
 from scoring import Grading, secret_bytes, secret_id, secret_missing  # noqa: E402
 from submission import submitted_at  # noqa: E402
-from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_lock,  # noqa: E402
-                       gpu_reason, reference_binary, sanitizer, student_user, verifier_binary)
+from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_groups,  # noqa: E402
+                       gpu_lock, gpu_reason, parse_gpus, reference_binary, sanitizer,
+                       student_user, verifier_binary, visible_gpus)
 
 EXIT_USAGE, EXIT_GRADER = 2, 3
 
@@ -126,7 +128,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                 when = iso(g.submitted[0]) if g.submitted[0] else "unknown"
                 g.notes.append(f"handed in {when} ({g.submitted[1]}); the deadline is {iso(deadline)}")
         kit, solution, types = ex.kit_source(False), ex.kit_source(True), source.type_names(ex.text())
-        problem, reference = gpu_reason(), None
+        problem, reference, tools = gpu_reason(), None, None
         if not problem and ex.gpus > 1 and gpu_count() < ex.gpus:  # its program would run nothing: no grade
             problem = f"{ex.label} needs {ex.gpus} GPUs; this machine has {gpu_count()}"
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -150,27 +152,18 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                 for g in gradings:
                     g.user = user
                     g.notes.append(note)
-        with gpu_lock() if any(ok) and not problem else contextlib.nullcontext():
-            if any(ok) and not problem:
+        groups = [(None, None)]  # nothing to run on a GPU: no lock
+        if any(ok) and not problem:
+            groups = gpu_groups(visible_gpus(), ex.gpus, parse_gpus(getattr(args, "gpus", None)))
+            with gpu_lock(groups[0][0]):
                 try:
-                    why = cannot_run(tools[0], ex)
+                    why = cannot_run(tools[0], ex, groups[0][1])
                 except GraderError as e:
                     why = str(e)
-                if why:
-                    problem = (f"{ex.version} cannot run here, so no submission can be "
-                               f"checked: {why}")
-            for g, compiled in zip(gradings, ok):
-                if compiled and problem:
-                    g.mark_incomplete(problem)
-                elif compiled:
-                    t = time.monotonic()
-                    try:
-                        g.run_gpu(*tools, args.time_limit)
-                    except GraderError as e:
-                        problem = str(e)
-                        g.mark_incomplete(problem)
-                    g.gpu_seconds = time.monotonic() - t
-                print(write_grading(g))
+            if why:
+                problem = (f"{ex.version} cannot run here, so no submission can be "
+                           f"checked: {why}")
+        problem = run_gradings(gradings, ok, groups, tools, args.time_limit, problem)
         if not single:
             write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped, book)
         else:  # a student regraded into a class's folder: their row of its gradebook follows
@@ -181,6 +174,51 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
         return 0
     finally:
         shutil.rmtree(work_root, ignore_errors=True)
+
+
+def run_gradings(gradings, ok, groups, tools, time_limit, problem):
+    """The GPU phase of grade_many: each group of GPUs (toolchain.gpu_groups), under its lock,
+    takes the next grading in order and runs it, so that one group grades the class in order and
+    G groups grade G submissions at a time; each grading is printed as it ends. A grading whose
+    program did not compile is only printed; after a problem (the reference failed, say) the
+    gradings not yet started are marked incomplete. Returns the problem, or None."""
+    state, guard = {"next": 0, "problem": problem}, threading.Lock()
+
+    def work(group):
+        lock, env = group
+        with gpu_lock(lock) if lock else contextlib.nullcontext():
+            while True:
+                with guard:
+                    i, problem = state["next"], state["problem"]
+                    if i >= len(gradings):
+                        return
+                    state["next"] += 1
+                g = gradings[i]
+                if ok[i] and problem:
+                    g.mark_incomplete(problem)
+                elif ok[i]:
+                    if env:
+                        g.gpus = env
+                        g.notes.append(f"graded on GPU {','.join(env)} (CUDA_VISIBLE_DEVICES), "
+                                       f"the reference's speed runs too")
+                    t = time.monotonic()
+                    try:
+                        g.run_gpu(*tools, time_limit)
+                    except GraderError as e:
+                        with guard:
+                            state["problem"] = state["problem"] or str(e)
+                        g.mark_incomplete(str(e))
+                    g.gpu_seconds = time.monotonic() - t
+                with guard:
+                    print(write_grading(g), flush=True)
+
+    if len(groups) == 1:
+        work(groups[0])
+    else:
+        with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
+            for f in [pool.submit(work, grp) for grp in groups]:
+                f.result()
+    return state["problem"]
 
 
 def cmd_grade(args):
@@ -206,6 +244,7 @@ def cmd_grade(args):
 
 def cmd_grade_all(args):
     ex = find_exercise(args.chapter, args.exercise)
+    parse_gpus(args.gpus)  # a bad GPUS= is refused before anything is graded, GPU or not
     if not args.submissions or not args.out:
         raise UsageError("say where the submissions are and where the reports go: "
                          "SUBS=<dir with one folder per student> OUT=<dir>")
@@ -344,6 +383,8 @@ def main(argv):
             s.add_argument("--deadline", help="an ISO time: the gradebook gets a late column")
         if name == "grade-all":
             s.add_argument("--roster", help="a CSV file (id, name, folder) that keys the gradebook")
+            s.add_argument("--gpus", help="grade on several GPUs at once: all, or how many "
+                           "(the first N that CUDA_VISIBLE_DEVICES shows); a submission a GPU")
         s.add_argument("--time-limit", type=float, default=None,
                        help="cap every run's time limit (seconds)")
         s.add_argument("--nvcc")

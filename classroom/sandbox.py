@@ -61,12 +61,16 @@ class Run:
         self.rc, self.output, self.seconds, self.timed_out = rc, output, seconds, timed_out
 
 
-def run(cmd, cwd, timeout, env=None, user=None):
+def run(cmd, cwd, timeout, env=None, user=None, gpus=None):
     """Runs cmd in its own session with a time limit; a hang is killed with everything it
     started. The output is kept up to OUTPUT_CAP characters (its head and its tail). With
-    user, (name, uid, gid) from unprivileged(), it runs as that user, owning cwd."""
+    user, (name, uid, gid) from unprivileged(), it runs as that user, owning cwd. With gpus, a
+    list of the grader's CUDA_VISIBLE_DEVICES entries (toolchain.gpu_groups), it sees those GPUs
+    alone."""
     os.makedirs(cwd, exist_ok=True)
     env = env if env is not None else child_env(cwd)
+    if gpus:
+        env["CUDA_VISIBLE_DEVICES"] = ",".join(gpus)
     if user:
         _give_to(cwd, user)
         env["USER"] = env["LOGNAME"] = user[0]

@@ -139,6 +139,7 @@ class Grading:
         self.secret_id = secret_id()  # the gradebook's secret column (reports.py)
         self.notes, self.binary, self.incomplete = [], None, None
         self.user = None  # who its program runs as: grade_many sets it (toolchain.student_user)
+        self.gpus = None  # the GPUs its programs see (grade_many, with --gpus); None: the grader's
         self.baseline = "the baseline"  # the row the speed runs measure against
         self.submitted = (None, "not asked")  # (when it was handed in, how that is known)
         self.t0 = time.monotonic()
@@ -204,13 +205,13 @@ class Grading:
         """The repository's own program checks what the submission dumped."""
         cmd = [verifier, *shlex.split(args), "-v", self.ex.version, "--seed", str(self.seed),
                "--verify", dump]
-        return run(cmd, os.path.join(os.path.dirname(dump), "verify"), timeout)
+        return run(cmd, os.path.join(os.path.dirname(dump), "verify"), timeout, gpus=self.gpus)
 
     def run_correct(self, c, verifier, timeout):
         d = os.path.join(self.work, re.sub(r"\W+", "-", c.name).strip("-"))
         dump = os.path.join(d, "dump")
         r = run([self.binary, *shlex.split(c.args), "-v", self.ex.version, "--seed",
-                 str(self.seed), "--check-only", "--dump", dump], d, timeout, user=self.user)
+                 str(self.seed), "--check-only", "--dump", dump], d, timeout, user=self.user, gpus=self.gpus)
         c.seconds = r.seconds
         if r.timed_out:
             return c.result(False, f"timed out after {timeout:g} s (stopped; grading goes on)")
@@ -244,7 +245,7 @@ class Grading:
             if self.ex.gpus > 1 else []
         r = run([cs, "--tool", c.tool, "--error-exitcode", "99", *api, self.binary, *shlex.split(c.args),
                  "-v", self.ex.version, "--seed", str(self.seed), "--check-only", "--warmup", "0",
-                 "--dump", dump], d, timeout, user=self.user)
+                 "--dump", dump], d, timeout, user=self.user, gpus=self.gpus)
         c.seconds = r.seconds
         if r.timed_out:
             return c.result(False, f"timed out after {timeout:g} s under {c.tool}")
@@ -279,12 +280,12 @@ class Grading:
             n = len(rounds) + 1
             ref_csv = os.path.join(d, f"reference-{n}.csv")
             ref = run([reference, *args, *common, "--csv", ref_csv], os.path.join(d, "reference"),
-                      timeout)
+                      timeout, gpus=self.gpus)
             # the submission writes only in its own folder (it may run as another user, who owns it)
             mine = os.path.join(d, "submission")
             dump, sub_csv = os.path.join(mine, f"dump-{n}"), os.path.join(mine, f"submission-{n}.csv")
             sub = run([self.binary, *args, *common, "--csv", sub_csv, "--dump", dump], mine,
-                      timeout, user=self.user)
+                      timeout, user=self.user, gpus=self.gpus)
             where = f"\n(round {n} of the speed protocol)" if n > 1 else ""
             if ref.rc != 0 or ref.timed_out:
                 raise GraderError(f"the reference solution failed its speed run (exit {ref.rc}):\n"

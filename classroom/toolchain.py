@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 
-from exercises import ROOT
+from exercises import ROOT, UsageError
 from sandbox import run, unprivileged
 
 
@@ -105,22 +105,74 @@ def gpu_reason():
     return _gpu["reason"]
 
 
+def visible_gpus():
+    """The GPUs the grader's programs see, each as CUDA_VISIBLE_DEVICES names it to a child: the
+    entries of the grader's own CUDA_VISIBLE_DEVICES where it is set ("2,3", or UUIDs), else
+    "0" .. count - 1. Call it only where gpu_reason() is None."""
+    mine = os.environ.get("CUDA_VISIBLE_DEVICES", "").strip()
+    entries = [e.strip() for e in mine.split(",") if e.strip()] if mine else []
+    return entries[:gpu_count()] if entries else [str(i) for i in range(gpu_count())]
+
+
+def parse_gpus(value):
+    """--gpus: None (not given), "all", or a count from 1 up; anything else is a usage error."""
+    if value is None or value == "":
+        return None
+    if value == "all":
+        return "all"
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    raise UsageError(f"GPUS={value}: say all, or how many GPUs to grade on (a whole number from 1)")
+
+
+def gpu_groups(visible, need, spread):
+    """The groups of GPUs that grade submissions at the same time, each (lock, env): the entries
+    whose locks the group holds, and the entries its programs see (None: the grader's own).
+    Without --gpus (spread None), one group, as on a machine of one GPU: the first visible GPU's
+    lock, or every visible GPU's for an exercise of several (07's program runs on all it sees),
+    and the environment left as it is. With --gpus all or N, the first N visible GPUs (all)
+    make groups of `need` (1, or 07's 2), each its own GPUs, and as many submissions are graded
+    at once; each speed ratio still compares a submission with the reference run in turns on the
+    same GPUs."""
+    if spread is None:
+        return [(visible[:1] if need <= 1 else visible, None)]
+    use = visible if spread == "all" else visible[:spread]
+    if spread != "all" and spread > len(visible):
+        raise UsageError(f"GPUS={spread}: this machine shows {len(visible)} "
+                         f"GPU{'' if len(visible) == 1 else 's'}")
+    size = max(1, need)
+    groups = [use[i:i + size] for i in range(0, len(use) - size + 1, size)]
+    if not groups:
+        raise UsageError(f"GPUS={spread}: the exercise needs {size} GPUs a grading, "
+                         f"{len(use)} given")
+    return [(g, g) for g in groups]
+
+
 class gpu_lock:
-    """One grading at a time on the GPU, across processes: compiles overlap, timed runs never
-    share the GPU with another grading's runs."""
+    """One grading at a time on each GPU, across processes: compiles overlap, timed runs never
+    share a GPU with another grading's runs. A lock file per GPU (build/grader/gpu-ENTRY.lock,
+    ENTRY as CUDA_VISIBLE_DEVICES names it: graders that name one GPU two ways, "0" and its UUID,
+    do not see each other), taken in a fixed order so that two groups never wait on each other."""
+    def __init__(self, gpus):
+        self.names = sorted(re.sub(r"[^A-Za-z0-9-]", "_", g) for g in gpus)
+
     def __enter__(self):
         os.makedirs(os.path.join(ROOT, "build", "grader"), exist_ok=True)
-        self.f = open(os.path.join(ROOT, "build", "grader", "gpu.lock"), "w")
-        try:
-            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            print("grade: waiting for the GPU: another grading is using it", file=sys.stderr)
-            fcntl.flock(self.f, fcntl.LOCK_EX)
+        self.files = []
+        for name in self.names:
+            f = open(os.path.join(ROOT, "build", "grader", f"gpu-{name}.lock"), "w")
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                print(f"grade: waiting for GPU {name}: another grading is using it", file=sys.stderr)
+                fcntl.flock(f, fcntl.LOCK_EX)
+            self.files.append(f)
         return self
 
     def __exit__(self, *exc):
-        fcntl.flock(self.f, fcntl.LOCK_UN)
-        self.f.close()
+        for f in reversed(self.files):
+            fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
 
 
 def reference_binary(ex, tc):
@@ -152,7 +204,7 @@ def verifier_binary(ex):
     return path
 
 
-def cannot_run(verifier, ex):
+def cannot_run(verifier, ex, gpus=None):
     """Why the exercise's version cannot run here, or None. The chapter's program skips a
     version the GPU lacks the hardware for (06's wgmma versions before Hopper, its mma ones
     before Ampere), or the build lacks the code for (06 built for plain sm_90, not sm_90a), with
@@ -161,7 +213,8 @@ def cannot_run(verifier, ex):
     args = [*shlex.split(ex.rubric["correct"]["cases"][0]), "-v", ex.version, "--check-only",
             "--warmup", "0"]
     try:
-        p = subprocess.run([verifier, *args], capture_output=True, text=True, timeout=300)
+        env = dict(os.environ, **({"CUDA_VISIBLE_DEVICES": ",".join(gpus)} if gpus else {}))
+        p = subprocess.run([verifier, *args], capture_output=True, text=True, timeout=300, env=env)
     except subprocess.TimeoutExpired:
         raise GraderError(f"build/{ex.topic} {' '.join(args)} did not finish in 300 s") from None
     m = re.search(rf"^\s*{re.escape(ex.version)}: skipped: (.*)$", p.stdout, re.M)

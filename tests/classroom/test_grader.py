@@ -17,8 +17,10 @@ check, counted by tests/run.sh.
                        lowered to 8 rounds, 20 s a submission (KL_SPEED_MAX_ROUNDS/SECONDS)
 """
 import concurrent.futures
+import contextlib
 import copy
 import csv
+import io
 import json
 import os
 import random
@@ -1000,7 +1002,8 @@ def test_substeps():
 
 def test_gpu(tmp):
     """Three exercises at a time: one compiles while another has the GPU (the grader lets one
-    grading at a time use it, so the timed runs never share it)."""
+    grading at a time use a GPU, so the timed runs never share it). On two GPUs or more, each
+    single-GPU exercise is graded with GPUS=all, a submission a GPU."""
     os.environ.setdefault("GRADE_SECRET", "kernel-ladder-tests")
     only = [x for x in os.environ.get("KL_EXERCISES", "").split(",") if x]  # e.g. 01-transpose/tiled
     exs = [ex for ex in exercises.all_exercises() if not only or ex.label in only]
@@ -1035,6 +1038,8 @@ def grade_exercise_on_gpu(ex, tmp):
     log = os.path.join(tmp, ex.label.replace("/", "-") + ".log")
     t0 = time.monotonic()
     extra = ["TIME_LIMIT=30"] if plants else []  # the hang plant waits this long once
+    spread = ex.gpus == 1 and toolchain.gpu_count() >= 2  # then grade on every GPU at once
+    extra += ["GPUS=all"] if spread else []
     p = make("grade-all", f"CH={ex.chapter}", f"EX={ex.name}", f"SUBS={subs}", f"OUT={out}",
              *extra, log=log)
     seconds = time.monotonic() - t0
@@ -1138,6 +1143,16 @@ def grade_exercise_on_gpu(ex, tmp):
     with open(os.path.join(out, "gradebook.csv")) as f:
         book = {r["student"]: r for r in csv.DictReader(f)}
     check(set(book) == {"reference", "starter", *plants}, f"{ex.label}: the gradebook has every submission")
+    if spread:  # each report names the GPU it was graded on; with two or more run, two or more
+        where = {}
+        for name in book:
+            with open(os.path.join(out, name, "report.txt")) as f:
+                m = re.search(r"graded on GPU (\S+) ", f.read())
+            where[name] = m.group(1) if m else None
+        ran = [n for n in where if n != "starter"]
+        check(all(where[n] for n in ran) and len({where[n] for n in ran}) >= min(2, len(ran)),
+              f"{ex.label}: GPUS=all graded on {len({where[n] for n in ran})} GPUs at once, "
+              f"each report saying which", str(where))
 
 
 def test_sandbox(tmp):
@@ -1167,6 +1182,100 @@ def test_sandbox(tmp):
           f"grader's files", r.output[-300:])
 
 
+def test_gpu_groups(tmp):
+    """grade-all on several GPUs at once (GPUS=all or N): the groups it makes, the lock of each
+    GPU, the environment a program of a group sees, and the scheduler (stand-ins, no GPU)."""
+    import grade  # classroom/grade.py
+    g = toolchain.gpu_groups
+    check(g(["0", "1", "2", "3"], 1, None) == [(["0"], None)]
+          and g(["0", "1", "2", "3"], 2, None) == [(["0", "1", "2", "3"], None)]
+          and g(["0", "1", "2", "3"], 1, "all") == [([e], [e]) for e in "0123"]
+          and g(["4", "5", "6"], 2, "all") == [(["4", "5"], ["4", "5"])]
+          and g(["GPU-a", "GPU-b", "GPU-c"], 1, 2) == [(["GPU-a"], ["GPU-a"]), (["GPU-b"], ["GPU-b"])],
+          "grade-all GPUS: one group without it (the first GPU; every GPU for an exercise of "
+          "several), one group a GPU (or a pair, for 07) with all or N, named as "
+          "CUDA_VISIBLE_DEVICES names them")
+    refused = []
+    for value, visible, need in (("0", ["0"], 1), ("two", ["0"], 1), ("-1", ["0"], 1),
+                                 ("1.5", ["0"], 1), ("3", ["0", "1"], 1), ("all", ["0"], 2)):
+        try:
+            g(visible, need, toolchain.parse_gpus(value))
+        except exercises.UsageError as e:
+            refused.append(str(e))
+    check(len(refused) == 6 and all(r.startswith("GPUS=") for r in refused)
+          and toolchain.parse_gpus(None) is None and toolchain.parse_gpus("all") == "all"
+          and toolchain.parse_gpus("2") == 2,
+          "grade-all GPUS: 0, words, negative and fractional counts, more GPUs than the machine "
+          "shows and too few for a grading are refused, each with a line naming GPUS=", str(refused))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "classroom", "grade.py"), "grade-all",
+                        "01-transpose", "tiled", tmp, os.path.join(tmp, "gpus-out"), "--gpus",
+                        "none"], capture_output=True, text=True)
+    check(p.returncode == 2 and p.stderr.strip().startswith("grade: GPUS=none:")
+          and len(p.stderr.strip().split("\n")) == 1,
+          "grade-all GPUS=none: a one-line usage error, exit 2, before anything is graded",
+          p.stderr)
+    # a lock a GPU: another process waits for the same GPU, not for another
+    probe = ("import fcntl, sys; f = open(sys.argv[1], 'w')\n"
+             "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('free')\n"
+             "except BlockingIOError:\n    print('held')")
+    lockdir = os.path.join(ROOT, "build", "grader")
+    with toolchain.gpu_lock(["1", "GPU-x/y"]):
+        seen = [subprocess.run([sys.executable, "-c", probe, os.path.join(lockdir, f"gpu-{n}.lock")],
+                               capture_output=True, text=True).stdout.strip()
+                for n in ("1", "GPU-x_y", "0")]
+    check(seen == ["held", "held", "free"], "grade-all GPUS: a grading holds the lock of each of "
+          "its GPUs (build/grader/gpu-ENTRY.lock), and another GPU's stays free", str(seen))
+    r = sandbox.run(["sh", "-c", "echo devices=$CUDA_VISIBLE_DEVICES"], os.path.join(tmp, "gpus-env"),
+                    30, gpus=["2", "3"])
+    check("devices=2,3" in r.output, "grade-all GPUS: a group's programs see its GPUs alone "
+          "(CUDA_VISIBLE_DEVICES)", r.output)
+
+    class Stand:  # a grading: records the GPUs it ran on; 'bad' fails as a reference would
+        def __init__(self, name):
+            self.name, self.gpus, self.notes, self.ran, self.incomplete = name, None, [], None, None
+
+        def run_gpu(self, *tools_and_limit):
+            time.sleep(0.05)
+            self.ran = self.gpus
+            if self.name == "bad":
+                raise toolchain.GraderError("the reference solution failed its speed run")
+
+        def mark_incomplete(self, why):
+            self.incomplete = why
+    printed = []
+    saved = grade.write_grading
+    grade.write_grading = lambda st: printed.append(st.name) or st.name
+    quiet = contextlib.redirect_stdout(io.StringIO())  # the names run_gradings prints
+    try:
+        quiet.__enter__()
+        subs = [Stand(f"s{i}") for i in range(7)]
+        ok = [i != 3 for i in range(7)]  # s3 did not compile: printed, never run
+        left = grade.run_gradings(subs, ok, toolchain.gpu_groups(["0", "1"], 1, "all"),
+                                  ("verifier", "reference", "cs"), None, None)
+        ran = {st.name: st.ran for st in subs}
+        one = [Stand(f"t{i}") for i in range(3)]
+        grade.run_gradings(one, [True] * 3, toolchain.gpu_groups(["0", "1"], 1, None),
+                           ("v", "r", "c"), None, None)
+        stop = [Stand(n) for n in ("a", "bad", "c", "d")]
+        why = grade.run_gradings(stop, [True] * 4, toolchain.gpu_groups(["0"], 1, None),
+                                 ("v", "r", "c"), None, None)
+    finally:
+        quiet.__exit__(None, None, None)
+        grade.write_grading = saved
+    check(left is None and sorted(printed[:7]) == sorted(st.name for st in subs)
+          and ran["s3"] is None and {ran[n][0] for n in ran if n != "s3"} == {"0", "1"}
+          and all(st.notes and "graded on GPU" in st.notes[0] for st in subs if st.name != "s3"),
+          "grade-all GPUS=all: two GPUs grade the class at once, each submission on one of them "
+          "(both used, its note says which), the one that did not compile printed and not run",
+          str(ran))
+    check(printed[7:10] == ["t0", "t1", "t2"] and all(st.ran is None and not st.notes for st in one),
+          "grade-all without GPUS: the class in order, on the grader's own GPU, no note", str(printed))
+    check(why and "speed run" in why and [st.incomplete for st in stop][2:] == [why, why]
+          and stop[0].incomplete is None,
+          "grade-all: after a grading the grader cannot finish (the reference failed), the ones "
+          "not yet started are incomplete", str([st.incomplete for st in stop]))
+
+
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
     gpu = toolchain.gpu_reason() is None
@@ -1189,6 +1298,7 @@ def main(argv):
             test_speed_protocol(tmp)
             test_speed_gate(tmp)
             test_cannot_run(tmp)
+            test_gpu_groups(tmp)
             test_roster_and_deadline(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
