@@ -16,6 +16,7 @@ The work is done by one module a job, each beside this file:
   scoring.py     one submission's cases and scores; its docstring says how a submission is
                  graded (docs/instructors.md says why each step is there)
   speed.py       the speed protocol's statistics: rounds until the median ratio is known to 1%
+  similarity.py  which submissions of a class are alike (similarity.csv), for the instructor
   reports.py     results.json, junit.xml, report.txt, the gradebook
   source.py      reading a chapter's source: sections, version tables, regions, kits, splicing
 
@@ -47,7 +48,9 @@ from kits import write_kit  # noqa: E402
 from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso,  # noqa: E402
                      parse_deadline, read_gradebook, read_roster, row_deadline,
                      update_gradebook, write_gradebook, write_grading)
-from scoring import Grading, secret_bytes, secret_id, secret_missing  # noqa: E402
+from scoring import Grading, region_text, secret_bytes, secret_id, secret_missing  # noqa: E402
+from similarity import THRESHOLD, alike, tokens  # noqa: E402
+from similarity import write_csv as write_similarity  # noqa: E402
 from submission import submitted_at  # noqa: E402
 from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_groups,  # noqa: E402
                        gpu_lock, gpu_reason, parse_gpus, reference_binary, sanitizer,
@@ -166,6 +169,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
         problem = run_gradings(gradings, ok, groups, tools, args.time_limit, problem)
         if not single:
             write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped, book)
+            report_similarity(ex, gradings, out_root, kit, solution)
         else:  # a student regraded into a class's folder: their row of its gradebook follows
             update_gradebook(ex, gradings[0], class_gradebook(out_root), deadline)
         if problem:
@@ -174,6 +178,22 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
         return 0
     finally:
         shutil.rmtree(work_root, ignore_errors=True)
+
+
+def report_similarity(ex, gradings, out_root, kit, solution):
+    """similarity.csv beside the gradebook: the pairs of submissions whose regions are alike,
+    and those alike to the reference solution (similarity.py); one line on the console. A
+    submission that hands in the kit's regions untouched is left out: it copies nothing."""
+    stub = region_text(kit, ex.name)
+    bodies = {g.student: g.regions_text for g in gradings
+              if g.regions_text is not None and tokens(g.regions_text) != tokens(stub)}
+    rows, short = alike(bodies, region_text(solution, ex.name))
+    path = os.path.join(out_root, "similarity.csv")
+    write_similarity(path, rows, short)
+    like_ref = sum(1 for _, other, _ in rows if other == "(reference solution)")
+    print(f"wrote {path}: {len(rows) - like_ref} pair(s) of submissions alike at {THRESHOLD:g} or "
+          f"more, {like_ref} alike to the reference solution, {len(short)} too short to compare "
+          f"(a list to read, not a verdict)")
 
 
 def run_gradings(gradings, ok, groups, tools, time_limit, problem):

@@ -130,6 +130,13 @@ def plan(ex, secret):
     return cases, seed
 
 
+def region_text(text, exercise):
+    """The bodies of `exercise`'s regions in a source, one after another (what similarity.py
+    compares)."""
+    lines = text.split("\n")
+    return "\n".join("\n".join(r.body(lines)) for r in source.regions(lines, exercise))
+
+
 class Grading:
     """Everything about one submission: its source, its build and its cases (reports.py writes
     what they come to)."""
@@ -140,6 +147,7 @@ class Grading:
         self.notes, self.binary, self.incomplete = [], None, None
         self.user = None  # who its program runs as: grade_many sets it (toolchain.student_user)
         self.gpus = None  # the GPUs its programs see (grade_many, with --gpus); None: the grader's
+        self.regions_text = None  # the bodies of its regions as graded (None: none could be read)
         self.baseline = "the baseline"  # the row the speed runs measure against
         self.submitted = (None, "not asked")  # (when it was handed in, how that is known)
         self.t0 = time.monotonic()
@@ -170,6 +178,7 @@ class Grading:
         try:
             pieces = read_submission(self.ex, self.sub, self.notes)
             graded = source.splice(kit, solution, pieces, self.ex.name, types)
+            self.regions_text = region_text(graded, self.ex.name)  # for similarity.py
         except source.RegionError as e:
             compile_case.result(False, f"the submission's regions cannot be graded: {e}")
             self.not_run(("correct", "sanitize", "speed"), "the submission was not graded")

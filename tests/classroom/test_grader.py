@@ -1276,6 +1276,52 @@ def test_gpu_groups(tmp):
           "not yet started are incomplete", str([st.incomplete for st in stop]))
 
 
+def test_similarity(tmp):
+    """similarity.csv: a copy with its names and comments changed is found, alike to another
+    student's and to the reference; different code and the untouched kit are not listed; short
+    bodies are named as too short. Without a GPU: the file is written all the same."""
+    import similarity
+    ex = exercises.find_exercise("03-matmul", "tiled")
+    sol = ex.kit_source(True)
+    body = source.regions(sol.split("\n"), ex.name)[0].body(sol.split("\n"))
+    renamed = []  # the reference's body, its variables renamed and its comments rewritten
+    for line in body:
+        line = re.sub(r"//.*", "// my own words", line)
+        for w, v in (("as", "tile_a"), ("bs", "tile_b"), ("ty", "y0"), ("tx", "x0"), ("col", "j"),
+                     ("acc", "sum"), ("k0", "base"), ("kk", "q")):
+            line = re.sub(rf"\b{w}\b", v, line)
+        renamed.append(line)
+    check(renamed != body and sum(a != b for a, b in zip(renamed, body)) > len(body) // 2,
+          "similarity: the test's copy differs from the reference in most of its lines")
+    other = ["    size_t r = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;",
+             "    if (r >= m || col >= n) return;",
+             "    float s = 0.0f;",
+             "    for (size_t i = 0; i < k; i++) s += a[r * k + i] * b[i * n + col];",
+             "    c[r * n + col] = s;"]
+    subs = os.path.join(tmp, "sim-subs")
+    for who, b in (("ann", renamed), ("ben", renamed), ("cat", body), ("dee", other)):
+        write_sub(os.path.join(subs, who), ex, with_bodies(sol, ex.name, {0: b}))
+    write_sub(os.path.join(subs, "eve"), ex, ex.kit_source(False))  # the kit, untouched
+    out = os.path.join(tmp, "sim-out")
+    make("grade-all", "CH=03-matmul", "EX=tiled", f"SUBS={subs}", f"OUT={out}")
+    with open(os.path.join(out, "similarity.csv")) as f:
+        rows = [(r["student"], r["other"], r["similarity"]) for r in csv.DictReader(f)]
+    pairs = {(a, b) for a, b, _ in rows}
+    check({("ann", "ben"), ("ann", "cat"), ("ben", "cat"), ("ann", "(reference solution)"),
+           ("ben", "(reference solution)"), ("cat", "(reference solution)")} <= pairs
+          and not any("dee" in p or "eve" in p for p in pairs)
+          and all(float(x) >= similarity.THRESHOLD for _, _, x in rows),
+          "grade-all: similarity.csv finds a copy with its names and comments changed (alike to "
+          "its source, another student's and the reference solution) and lists neither different "
+          "code nor the untouched kit", str(rows))
+    short = similarity.alike({"a": "x = 1;", "b": "x = 1;"}, None)
+    check(short == ([], ["a", "b"]) and similarity.fingerprint("") is None
+          and similarity.tokens('s = "a // b"; /* c */ t = 0x1f; // d') ==
+          ["ID", "=", "STR", ";", "ID", "=", "NUM", ";"],
+          "similarity: comments go, strings and numbers are one token each, names are ID, and "
+          "bodies too short to say anything are named, not compared", str(short))
+
+
 def main(argv):
     mode = argv[1] if len(argv) > 1 else "cpu"
     gpu = toolchain.gpu_reason() is None
@@ -1299,6 +1345,7 @@ def main(argv):
             test_speed_gate(tmp)
             test_cannot_run(tmp)
             test_gpu_groups(tmp)
+            test_similarity(tmp)
             test_roster_and_deadline(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
