@@ -209,8 +209,9 @@ sass: $(TOOL_DEPS)
 # ---- classroom: exercises, starter kits and the grader (docs/instructors.md) ------------------
 # make starter CH=01-transpose EX=tiled DEST=kit; make grade CH=... EX=... SUB=file-or-kit OUT=dir;
 # make grade-all CH=... EX=... SUBS=dir-of-student-folders OUT=dir [ROSTER=roster.csv]
-# [DEADLINE=2025-03-01T23:59:00+01:00] [GPUS=all or N: a submission a GPU, as many at once]. The
-# chapter's own flags and libraries (chapter.mk) go with every build.
+# [DEADLINE=2025-03-01T23:59:00+01:00] [GPUS=all or N: a submission a GPU, as many at once; read
+# from make's command line only, not from a GPUS the shell may hold]. The chapter's own flags and
+# libraries (chapter.mk) go with every build.
 GRADER      := python3 classroom/grade.py
 GRADE_TOPIC  = $(call topic,$(CH))
 GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(call gencode_for,$(ARCH),$(GRADE_TOPIC))" \
@@ -229,7 +230,7 @@ grade: all
 
 grade-all: all
 	@$(GRADER) grade-all "$(CH)" "$(EX)" "$(SUBS)" "$(OUT)" $(GRADE_BUILD) $(GRADE_BOOK) \
-	    $(if $(GPUS),--gpus="$(GPUS)")
+	    $(if $(filter command line,$(origin GPUS)),--gpus="$(GPUS)")
 
 # make autograder CH=... EX=... DEST=dir: dir/autograder-CH-EX.zip for Gradescope (setup.sh,
 # run_autograder, what `make grade` needs of this repository, the secret). Needs GRADE_SECRET or

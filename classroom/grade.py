@@ -158,15 +158,9 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
         groups = [(None, None)]  # nothing to run on a GPU: no lock
         if any(ok) and not problem:
             groups = gpu_groups(visible_gpus(), ex.gpus, parse_gpus(getattr(args, "gpus", None)))
-            with gpu_lock(groups[0][0]):
-                try:
-                    why = cannot_run(tools[0], ex, groups[0][1])
-                except GraderError as e:
-                    why = str(e)
-            if why:
-                problem = (f"{ex.version} cannot run here, so no submission can be "
-                           f"checked: {why}")
-        problem = run_gradings(gradings, ok, groups, tools, args.time_limit, problem)
+        else:
+            tools = None
+        problem = run_gradings(ex, gradings, ok, groups, tools, args.time_limit, problem)
         if not single:
             write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped, book)
             report_similarity(ex, gradings, out_root, kit, solution)
@@ -196,48 +190,88 @@ def report_similarity(ex, gradings, out_root, kit, solution):
           f"(a list to read, not a verdict)")
 
 
-def run_gradings(gradings, ok, groups, tools, time_limit, problem):
+def run_gradings(ex, gradings, ok, groups, tools, time_limit, problem):
     """The GPU phase of grade_many: each group of GPUs (toolchain.gpu_groups), under its lock,
-    takes the next grading in order and runs it, so that one group grades the class in order and
-    G groups grade G submissions at a time; each grading is printed as it ends. A grading whose
-    program did not compile is only printed; after a problem (the reference failed, say) the
-    gradings not yet started are marked incomplete. Returns the problem, or None."""
-    state, guard = {"next": 0, "problem": problem}, threading.Lock()
+    first asks whether its GPUs can run the exercise's version (cannot_run), then takes the next
+    grading in order and runs it, so that one group grades the class in order and G groups grade
+    G submissions at a time; each grading is printed as it ends. A grading whose program did not
+    compile is only printed; after a problem (the reference failed, a GPU that cannot run the
+    version) the gradings not yet started are marked incomplete. tools is None where nothing
+    is to run on a GPU. With several groups, a group whose GPU another grading keeps busy stops
+    waiting once the class is graded on the others, and an error that is not the grader's
+    (a bug, Ctrl-C) stops every group after the gradings in progress. Returns the problem, or
+    None."""
+    state, guard = {"next": 0, "problem": problem, "abort": False}, threading.Lock()
+    several = len(groups) > 1
+
+    def left():
+        with guard:
+            return state["next"] < len(gradings) and not state["abort"]
 
     def work(group):
         lock, env = group
-        with gpu_lock(lock) if lock else contextlib.nullcontext():
-            while True:
+        held = gpu_lock(lock, give_up=(lambda: not left()) if several else None) if lock \
+            else contextlib.nullcontext()
+        with held:
+            if lock and not held.acquired:
+                return  # the class was graded on the other GPUs meanwhile
+            try:
                 with guard:
-                    i, problem = state["next"], state["problem"]
-                    if i >= len(gradings):
-                        return
-                    state["next"] += 1
-                g = gradings[i]
-                if ok[i] and problem:
-                    g.mark_incomplete(problem)
-                elif ok[i]:
-                    if env:
-                        g.gpus = env
-                        g.notes.append(f"graded on GPU {','.join(env)} (CUDA_VISIBLE_DEVICES), "
-                                       f"the reference's speed runs too")
-                    t = time.monotonic()
+                    ask = tools is not None and state["problem"] is None
+                if ask:
                     try:
-                        g.run_gpu(*tools, time_limit)
+                        why = cannot_run(tools[0], ex, env)
                     except GraderError as e:
+                        why = str(e)
+                    if why:
+                        where = f" (GPU {','.join(env)})" if env else ""
                         with guard:
-                            state["problem"] = state["problem"] or str(e)
-                        g.mark_incomplete(str(e))
-                    g.gpu_seconds = time.monotonic() - t
+                            state["problem"] = state["problem"] or (
+                                f"{ex.version} cannot run here{where}, so no submission can be "
+                                f"checked: {why}")
+                while True:
+                    with guard:
+                        i, problem = state["next"], state["problem"]
+                        if i >= len(gradings) or state["abort"]:
+                            return
+                        state["next"] += 1
+                    g = gradings[i]
+                    if ok[i] and problem:
+                        g.mark_incomplete(problem)
+                    elif ok[i]:
+                        if env:
+                            g.gpus = env
+                            g.notes.append(f"graded on GPU {','.join(env)} (CUDA_VISIBLE_DEVICES), "
+                                           f"the reference's speed runs too")
+                        t = time.monotonic()
+                        try:
+                            g.run_gpu(*tools, time_limit)
+                        except GraderError as e:
+                            with guard:
+                                state["problem"] = state["problem"] or str(e)
+                            g.mark_incomplete(str(e))
+                        g.gpu_seconds = time.monotonic() - t
+                    with guard:
+                        print(write_grading(g), flush=True)
+            except BaseException:
                 with guard:
-                    print(write_grading(g), flush=True)
+                    state["abort"] = True  # the other groups stop after their grading in progress
+                raise
 
-    if len(groups) == 1:
+    if not several:
         work(groups[0])
     else:
-        with concurrent.futures.ThreadPoolExecutor(len(groups)) as pool:
-            for f in [pool.submit(work, grp) for grp in groups]:
-                f.result()
+        pool = concurrent.futures.ThreadPoolExecutor(len(groups))
+        try:
+            futures = [pool.submit(work, grp) for grp in groups]
+            for f in concurrent.futures.as_completed(futures):
+                f.result()  # the first error, as soon as it happens
+        except BaseException:
+            with guard:
+                state["abort"] = True
+            raise
+        finally:
+            pool.shutdown(wait=True)
     return state["problem"]
 
 
@@ -264,7 +298,9 @@ def cmd_grade(args):
 
 def cmd_grade_all(args):
     ex = find_exercise(args.chapter, args.exercise)
-    parse_gpus(args.gpus)  # a bad GPUS= is refused before anything is graded, GPU or not
+    spread = parse_gpus(args.gpus)  # a bad GPUS= is refused before anything is graded
+    if spread is not None and gpu_reason() is None:  # and GPUS=3 on two GPUs, or 1 for 07
+        gpu_groups(visible_gpus(), ex.gpus, spread)
     if not args.submissions or not args.out:
         raise UsageError("say where the submissions are and where the reports go: "
                          "SUBS=<dir with one folder per student> OUT=<dir>")

@@ -20,7 +20,8 @@ OUTPUT_CAP = 6000      # characters of a program's output kept in a case's repor
 def child_env(home):
     """The environment a submission runs (and compiles) in: what CUDA needs, nothing else. The
     secret and everything else the grader was given stay out."""
-    keep = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_HOME", "LANG")
+    keep = ("PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME",
+            "LANG")
     env = {k: os.environ[k] for k in keep if k in os.environ}
     tmp = os.path.join(home, "tmp")
     os.makedirs(tmp, exist_ok=True)

@@ -13,6 +13,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 
 from exercises import ROOT, UsageError
 from sandbox import run, unprivileged
@@ -120,7 +121,7 @@ def parse_gpus(value):
         return None
     if value == "all":
         return "all"
-    if value.isdigit() and int(value) > 0:
+    if re.fullmatch(r"[0-9]+", value) and int(value) > 0:
         return int(value)
     raise UsageError(f"GPUS={value}: say all, or how many GPUs to grade on (a whole number from 1)")
 
@@ -152,27 +153,45 @@ class gpu_lock:
     """One grading at a time on each GPU, across processes: compiles overlap, timed runs never
     share a GPU with another grading's runs. A lock file per GPU (build/grader/gpu-ENTRY.lock,
     ENTRY as CUDA_VISIBLE_DEVICES names it: graders that name one GPU two ways, "0" and its UUID,
-    do not see each other), taken in a fixed order so that two groups never wait on each other."""
-    def __init__(self, gpus):
+    do not see each other), taken in a fixed order so that two groups never wait on each other.
+    With give_up (a function), it waits by polling and stops waiting once give_up() is true:
+    then `acquired` is False and nothing is held (a GPU of GPUS=all that another grading keeps
+    busy is not waited for once the class is graded on the others)."""
+    def __init__(self, gpus, give_up=None):
         self.names = sorted(re.sub(r"[^A-Za-z0-9-]", "_", g) for g in gpus)
+        self.give_up, self.acquired = give_up, False
 
     def __enter__(self):
         os.makedirs(os.path.join(ROOT, "build", "grader"), exist_ok=True)
         self.files = []
         for name in self.names:
             f = open(os.path.join(ROOT, "build", "grader", f"gpu-{name}.lock"), "w")
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                print(f"grade: waiting for GPU {name}: another grading is using it", file=sys.stderr)
-                fcntl.flock(f, fcntl.LOCK_EX)
             self.files.append(f)
+            said = False
+            while True:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if not said:
+                        print(f"grade: waiting for GPU {name}: another grading is using it",
+                              file=sys.stderr)
+                        said = True
+                    if self.give_up is None:
+                        fcntl.flock(f, fcntl.LOCK_EX)
+                        break
+                    if self.give_up():
+                        self.__exit__()
+                        return self
+                    time.sleep(0.2)
+        self.acquired = True
         return self
 
     def __exit__(self, *exc):
         for f in reversed(self.files):
             fcntl.flock(f, fcntl.LOCK_UN)
             f.close()
+        self.files = []
 
 
 def reference_binary(ex, tc):
@@ -185,13 +204,16 @@ def reference_binary(ex, tc):
     binary = os.path.join(d, ex.topic)
     if not os.path.exists(binary):
         os.makedirs(d, exist_ok=True)
-        src = os.path.join(d, ex.topic + ".cu")
+        # two graders at once each write and build their own copy, and one of them wins
+        src = os.path.join(d, f"{ex.topic}-{os.getpid()}.cu")
         with open(src, "w") as f:
             f.write(text)
-        r = run(tc.command(src, binary + ".tmp"), d, 600, env=dict(os.environ))
+        tmp = f"{binary}.tmp{os.getpid()}"
+        r = run(tc.command(src, tmp), d, 600, env=dict(os.environ))
+        os.remove(src)
         if r.rc != 0:
             raise GraderError(f"the reference solution of {ex.label} does not compile:\n{r.output}")
-        os.replace(binary + ".tmp", binary)
+        os.replace(tmp, binary)
     return binary
 
 

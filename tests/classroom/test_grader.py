@@ -1018,6 +1018,14 @@ def test_gpu(tmp):
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
         for f in [pool.submit(grade_exercise_on_gpu, ex, keep or tmp) for ex in exs]:
             f.result()
+    if SPREAD_SEEN:  # three grade-alls at once share the GPUs: count over the whole suite
+        gpus = {g for _, _, g in SPREAD_SEEN if g}
+        check(all(g for _, _, g in SPREAD_SEEN) and len(gpus) >= 2,
+              f"GPUS=all: every report of the single-GPU exercises names the GPU that graded it, "
+              f"{len(gpus)} GPUs in all", str([x for x in SPREAD_SEEN if not x[2]][:5]))
+
+
+SPREAD_SEEN = []  # (exercise, submission, the GPU its report names) of GPUS=all gradings
 
 
 def grade_exercise_on_gpu(ex, tmp):
@@ -1143,16 +1151,11 @@ def grade_exercise_on_gpu(ex, tmp):
     with open(os.path.join(out, "gradebook.csv")) as f:
         book = {r["student"]: r for r in csv.DictReader(f)}
     check(set(book) == {"reference", "starter", *plants}, f"{ex.label}: the gradebook has every submission")
-    if spread:  # each report names the GPU it was graded on; with two or more run, two or more
-        where = {}
+    if spread:  # each report names the GPU it was graded on (test_gpu counts them all)
         for name in book:
             with open(os.path.join(out, name, "report.txt")) as f:
                 m = re.search(r"graded on GPU (\S+) ", f.read())
-            where[name] = m.group(1) if m else None
-        ran = [n for n in where if n != "starter"]
-        check(all(where[n] for n in ran) and len({where[n] for n in ran}) >= min(2, len(ran)),
-              f"{ex.label}: GPUS=all graded on {len({where[n] for n in ran})} GPUs at once, "
-              f"each report saying which", str(where))
+            SPREAD_SEEN.append((ex.label, name, m.group(1) if m else None))
 
 
 def test_sandbox(tmp):
@@ -1219,10 +1222,10 @@ def test_gpu_groups(tmp):
              "try:\n    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB); print('free')\n"
              "except BlockingIOError:\n    print('held')")
     lockdir = os.path.join(ROOT, "build", "grader")
-    with toolchain.gpu_lock(["1", "GPU-x/y"]):
+    with toolchain.gpu_lock(["kl-test-1", "GPU-x/y"]):
         seen = [subprocess.run([sys.executable, "-c", probe, os.path.join(lockdir, f"gpu-{n}.lock")],
                                capture_output=True, text=True).stdout.strip()
-                for n in ("1", "GPU-x_y", "0")]
+                for n in ("kl-test-1", "GPU-x_y", "kl-test-0")]
     check(seen == ["held", "held", "free"], "grade-all GPUS: a grading holds the lock of each of "
           "its GPUs (build/grader/gpu-ENTRY.lock), and another GPU's stays free", str(seen))
     r = sandbox.run(["sh", "-c", "echo devices=$CUDA_VISIBLE_DEVICES"], os.path.join(tmp, "gpus-env"),
@@ -1230,50 +1233,127 @@ def test_gpu_groups(tmp):
     check("devices=2,3" in r.output, "grade-all GPUS: a group's programs see its GPUs alone "
           "(CUDA_VISIBLE_DEVICES)", r.output)
 
-    class Stand:  # a grading: records the GPUs it ran on; 'bad' fails as a reference would
-        def __init__(self, name):
+    # every program of a grading on a group sees the group's GPUs: the submission's correctness,
+    # sanitizer and speed runs, the checks and the reference's speed runs (stand-ins that log)
+    ex = exercises.find_exercise("01-transpose", "tiled")
+    d = os.path.join(tmp, "gpus-runs")
+    os.makedirs(d)
+    log = os.path.join(d, "seen.log")
+    logger = ("import os as _o, sys as _s\n"
+              f"open({log!r}, 'a').write('%s %s\\n' % (_o.path.basename(_s.argv[0]), "
+              "_o.environ.get('CUDA_VISIBLE_DEVICES', '-')))\n"
+              "'--csv' in _s.argv or '--verify' in _s.argv or _s.exit(0)\n")
+    progs = {}
+    for name in ("verifier", "reference", "submission", "sanitizer"):
+        path = fake_program(os.path.join(d, name), [1.0] if name != "submission" else [2.0])
+        with open(path) as f:
+            head, rest = f.read().split("\n", 1)
+        with open(path, "w") as f:
+            f.write(head + "\n" + logger + rest)
+        progs[name] = path
+    g = scoring.Grading(ex, "on-7", progs["submission"], os.path.join(d, "out"), os.path.join(d, "work"))
+    g.binary, g.gpus = progs["submission"], ["7"]
+    g.run_gpu(progs["verifier"], progs["reference"], progs["sanitizer"], 30)
+    with open(log) as f:
+        seen = [l.split() for l in f.read().split("\n") if l]
+    who = {w for w, _ in seen}
+    check(who == {"verifier", "reference", "submission", "sanitizer"}
+          and all(gpu == "7" for _, gpu in seen) and g.case("speed")[0].estimate is not None,
+          f"grade-all GPUS: each of a grading's {len(seen)} runs (correctness, checks, sanitizers, "
+          "both sides of the speed rounds) sees its group's GPU alone", str(seen[:6]))
+
+    class Stand:  # a grading: when and on which GPUs it ran; 'bad' fails as a reference would,
+        def __init__(self, name):  # 'crash' as a bug in the grader would
             self.name, self.gpus, self.notes, self.ran, self.incomplete = name, None, [], None, None
+            self.when = None
 
         def run_gpu(self, *tools_and_limit):
-            time.sleep(0.05)
-            self.ran = self.gpus
+            t0 = time.monotonic()
+            time.sleep(0.1)
+            self.ran, self.when = self.gpus, (t0, time.monotonic())
             if self.name == "bad":
                 raise toolchain.GraderError("the reference solution failed its speed run")
+            if self.name == "crash":
+                raise ValueError("a bug")
 
         def mark_incomplete(self, why):
             self.incomplete = why
-    printed = []
-    saved = grade.write_grading
+    printed, asked = [], []
+    saved = grade.write_grading, grade.cannot_run
     grade.write_grading = lambda st: printed.append(st.name) or st.name
+
+    def cannot(verifier, ex, gpus):  # the version cannot run on the GPU named kl-test-old
+        asked.append(gpus)
+        return "needs a newer GPU" if gpus and "kl-test-old" in gpus else None
+    grade.cannot_run = cannot
     quiet = contextlib.redirect_stdout(io.StringIO())  # the names run_gradings prints
+    two = toolchain.gpu_groups(["kl-test-0", "kl-test-1"], 1, "all")
+    tools = ("verifier", "reference", "cs")
+    holder = ("import fcntl, sys, time; f = open(sys.argv[1], 'w'); fcntl.flock(f, fcntl.LOCK_EX); "
+              "print('held', flush=True); time.sleep(float(sys.argv[2]))")
     try:
         quiet.__enter__()
         subs = [Stand(f"s{i}") for i in range(7)]
         ok = [i != 3 for i in range(7)]  # s3 did not compile: printed, never run
-        left = grade.run_gradings(subs, ok, toolchain.gpu_groups(["0", "1"], 1, "all"),
-                                  ("verifier", "reference", "cs"), None, None)
+        left = grade.run_gradings(ex, subs, ok, two, tools, None, None)
         ran = {st.name: st.ran for st in subs}
+        spans = {st.name: (st.ran[0], st.when) for st in subs if st.when}
+        overlap = any(a[0] != b[0] and a[1][0] < b[1][1] and b[1][0] < a[1][1]
+                      for a in spans.values() for b in spans.values())
         one = [Stand(f"t{i}") for i in range(3)]
-        grade.run_gradings(one, [True] * 3, toolchain.gpu_groups(["0", "1"], 1, None),
-                           ("v", "r", "c"), None, None)
+        grade.run_gradings(ex, one, [True] * 3, toolchain.gpu_groups(["kl-test-0"], 1, None),
+                           tools, None, None)
         stop = [Stand(n) for n in ("a", "bad", "c", "d")]
-        why = grade.run_gradings(stop, [True] * 4, toolchain.gpu_groups(["0"], 1, None),
-                                 ("v", "r", "c"), None, None)
+        why = grade.run_gradings(ex, stop, [True] * 4, toolchain.gpu_groups(["kl-test-0"], 1, None),
+                                 tools, None, None)
+        many = [Stand("crash" if i == 1 else f"u{i}") for i in range(12)]
+        crashed = None
+        try:
+            grade.run_gradings(ex, many, [True] * 12, two, tools, None, None)
+        except ValueError as e:
+            crashed = str(e)
+        started = sum(1 for st in many if st.when)
+        # GPU kl-test-1 busy with another grading for 4 s: the class is graded on kl-test-0 alone,
+        # and the grader does not wait for kl-test-1
+        busy = subprocess.Popen([sys.executable, "-c", holder,
+                                 os.path.join(ROOT, "build", "grader", "gpu-kl-test-1.lock"), "4"],
+                                stdout=subprocess.PIPE, text=True)
+        busy.stdout.readline()
+        late = [Stand(f"w{i}") for i in range(3)]
+        t0 = time.monotonic()
+        with contextlib.redirect_stderr(io.StringIO()):
+            grade.run_gradings(ex, late, [True] * 3, two, tools, None, None)
+        waited = time.monotonic() - t0
+        busy.wait()
+        asked.clear()
+        old = [Stand(f"o{i}") for i in range(3)]
+        refused = grade.run_gradings(ex, old, [True] * 3,
+                                     toolchain.gpu_groups(["kl-test-old"], 1, "all"), tools, None, None)
     finally:
         quiet.__exit__(None, None, None)
-        grade.write_grading = saved
+        grade.write_grading, grade.cannot_run = saved
     check(left is None and sorted(printed[:7]) == sorted(st.name for st in subs)
-          and ran["s3"] is None and {ran[n][0] for n in ran if n != "s3"} == {"0", "1"}
-          and all(st.notes and "graded on GPU" in st.notes[0] for st in subs if st.name != "s3"),
-          "grade-all GPUS=all: two GPUs grade the class at once, each submission on one of them "
-          "(both used, its note says which), the one that did not compile printed and not run",
-          str(ran))
+          and ran["s3"] is None and {ran[n][0] for n in ran if n != "s3"} == {"kl-test-0", "kl-test-1"}
+          and overlap and all(st.notes and "graded on GPU" in st.notes[0] for st in subs if st.name != "s3"),
+          "grade-all GPUS=all: two GPUs grade the class at once (two gradings overlap in time), each "
+          "submission on one of them, its note says which; the one that did not compile printed, "
+          "not run", str(ran))
     check(printed[7:10] == ["t0", "t1", "t2"] and all(st.ran is None and not st.notes for st in one),
           "grade-all without GPUS: the class in order, on the grader's own GPU, no note", str(printed))
     check(why and "speed run" in why and [st.incomplete for st in stop][2:] == [why, why]
           and stop[0].incomplete is None,
           "grade-all: after a grading the grader cannot finish (the reference failed), the ones "
           "not yet started are incomplete", str([st.incomplete for st in stop]))
+    check(crashed == "a bug" and started < 12,
+          "grade-all GPUS=all: an error that is not the grader's (a bug) comes out, and the other "
+          f"GPU stops after its grading in progress ({started} of 12 started)")
+    check(waited < 3 and all(st.ran == ["kl-test-0"] for st in late),
+          "grade-all GPUS=all: a GPU that another grading keeps busy is not waited for once the "
+          f"class is graded on the others ({waited:.1f} s, the other grading held it 4 s)")
+    check(refused and "cannot run here (GPU kl-test-old)" in refused and asked == [["kl-test-old"]]
+          and all(st.incomplete == refused and st.ran is None for st in old),
+          "grade-all GPUS: each group asks whether its GPU can run the version, once; one that "
+          "cannot stops grading, named", str(refused))
 
 
 def test_similarity(tmp):
