@@ -29,9 +29,22 @@ def child_env(home):
     return env
 
 
+_limited = []
+
+
 def _limits():
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))             # no core files
-    resource.setrlimit(resource.RLIMIT_FSIZE, (4 << 30, 4 << 30))  # no file beyond 4 GiB
+    """No core files, no file beyond 4 GiB: set once on the grader itself, so that every program
+    it starts inherits them. (Set in the child, between fork and exec, they would need a
+    preexec_fn, which Python warns can deadlock a program with threads, as the grader is: it
+    runs four cases at a time, and a class on several GPUs.)"""
+    if not _limited:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        cap = 4 << 30
+        if hard == resource.RLIM_INFINITY or hard > cap:
+            hard = cap
+        resource.setrlimit(resource.RLIMIT_FSIZE, (min(cap, hard), hard))
+        _limited.append(True)
 
 
 def unprivileged():
@@ -76,18 +89,15 @@ def run(cmd, cwd, timeout, env=None, user=None, gpus=None):
         _give_to(cwd, user)
         env["USER"] = env["LOGNAME"] = user[0]
 
-    def start():
-        if user:  # groups first, then the group, then the user: after that there is no way back
-            os.setgroups([])
-            os.setgid(user[2])
-            os.setuid(user[1])
-        _limits()
+    _limits()
+    # as the user: no groups of the grader's, then its group, then the user (Popen does it in
+    # that order, in the child, with no Python code between fork and exec)
+    who = dict(user=user[1], group=user[2], extra_groups=[]) if user else {}
     log = os.path.join(cwd, f"output-{os.getpid()}-{time.monotonic_ns()}.log")
     t0 = time.monotonic()
     with open(log, "wb") as out:
         p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, env=env,
-                             start_new_session=True, preexec_fn=start)
+                             stdin=subprocess.DEVNULL, env=env, start_new_session=True, **who)
         try:
             rc, timed_out = p.wait(timeout=timeout), False
         except subprocess.TimeoutExpired:

@@ -1177,9 +1177,18 @@ def test_sandbox(tmp):
     check(r.rc == 0 and "secret=none" in r.output and f"tmp={os.path.join(d, 'case', 'tmp')}" in r.output
           and "wrote" in r.output, "sandbox: the program sees none of the grader's environment, "
           "has a temporary folder of its own and writes in its own folder", r.output[-300:])
+    lim = sandbox.run(["cat", "/proc/self/limits"], os.path.join(d, "limits"), 30, user=user)
+    core = re.search(r"Max core file size\s+(\S+)", lim.output)
+    size = re.search(r"Max file size\s+(\S+)", lim.output)
+    check(core and size and core.group(1) == "0" and size.group(1) == str(4 << 30),
+          "sandbox: the program may write no core file and no file over 4 GiB", lim.output[-400:])
     if user is None:
         print(f"SKIP sandbox: the grader is not root here (uid {os.geteuid()}), so it runs no one else")
         return
+    ids = sandbox.run(["id"], os.path.join(d, "groups"), 30, user=user)
+    check(f"uid={user[1]}(" in ids.output and f"gid={user[2]}(" in ids.output
+          and ids.output.count("(") == 3, "sandbox: as root, the program runs with the user's uid "
+          "and gid and no other group (none of the grader's)", ids.output[-200:])
     check(lines[0] == str(user[1]) and "unreadable" in r.output,
           f"sandbox: as root, the grader runs the program as {user[0]}, which cannot read the "
           f"grader's files", r.output[-300:])
