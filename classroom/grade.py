@@ -53,7 +53,7 @@ from similarity import THRESHOLD, alike, tokens  # noqa: E402
 from similarity import write_csv as write_similarity  # noqa: E402
 from submission import submitted_at  # noqa: E402
 from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_groups,  # noqa: E402
-                       gpu_lock, gpu_reason, parse_gpus, reference_binary, sanitizer,
+                       gpu_lock, gpu_reason, lock_keys, parse_gpus, reference_binary, sanitizer,
                        student_user, verifier_binary, visible_gpus)
 
 EXIT_USAGE, EXIT_GRADER = 2, 3
@@ -157,7 +157,9 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                     g.notes.append(note)
         groups = [(None, None)]  # nothing to run on a GPU: no lock
         if any(ok) and not problem:
-            groups = gpu_groups(visible_gpus(), ex.gpus, parse_gpus(getattr(args, "gpus", None)))
+            visible = visible_gpus()
+            groups = gpu_groups(visible, ex.gpus, parse_gpus(getattr(args, "gpus", None)),
+                                lock_keys(visible))
         else:
             tools = None
         problem = run_gradings(ex, gradings, ok, groups, tools, args.time_limit, problem)

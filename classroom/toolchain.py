@@ -115,6 +115,27 @@ def visible_gpus():
     return entries[:gpu_count()] if entries else [str(i) for i in range(gpu_count())]
 
 
+def gpu_uuids():
+    """The visible GPUs' UUIDs in CUDA's order (build/gpuinfo uuids), or None where it cannot
+    tell. Call it only where gpu_reason() is None."""
+    if "uuids" not in _gpu:
+        p = subprocess.run([os.path.join(ROOT, "build", "gpuinfo"), "uuids"], capture_output=True,
+                           text=True)
+        lines = p.stdout.split()
+        _gpu["uuids"] = lines if p.returncode == 0 and lines else None
+    return _gpu["uuids"]
+
+
+def lock_keys(visible):
+    """What each of `visible`'s entries locks by: the GPU's UUID where build/gpuinfo tells it,
+    so that graders naming one GPU two ways ("0", its UUID, another CUDA_DEVICE_ORDER) still
+    keep off each other's GPU; the entry itself where it cannot."""
+    uuids = gpu_uuids()
+    if uuids and len(uuids) >= len(visible):
+        return dict(zip(visible, uuids))
+    return {e: e for e in visible}
+
+
 def parse_gpus(value):
     """--gpus: None (not given), "all", or a count from 1 up; anything else is a usage error."""
     if value is None or value == "":
@@ -126,7 +147,7 @@ def parse_gpus(value):
     raise UsageError(f"GPUS={value}: say all, or how many GPUs to grade on (a whole number from 1)")
 
 
-def gpu_groups(visible, need, spread):
+def gpu_groups(visible, need, spread, keys=None):
     """The groups of GPUs that grade submissions at the same time, each (lock, env): the entries
     whose locks the group holds, and the entries its programs see (None: the grader's own).
     Without --gpus (spread None), one group, as on a machine of one GPU: the first visible GPU's
@@ -134,9 +155,10 @@ def gpu_groups(visible, need, spread):
     and the environment left as it is. With --gpus all or N, the first N visible GPUs (all)
     make groups of `need` (1, or 07's 2), each its own GPUs, and as many submissions are graded
     at once; each speed ratio still compares a submission with the reference run in turns on the
-    same GPUs."""
+    same GPUs. keys (lock_keys) names each GPU's lock; without it, the entry does."""
+    key = (lambda group: [keys[e] for e in group]) if keys else (lambda group: list(group))
     if spread is None:
-        return [(visible[:1] if need <= 1 else visible, None)]
+        return [(key(visible[:1] if need <= 1 else visible), None)]
     use = visible if spread == "all" else visible[:spread]
     if spread != "all" and spread > len(visible):
         raise UsageError(f"GPUS={spread}: this machine shows {len(visible)} "
@@ -146,14 +168,14 @@ def gpu_groups(visible, need, spread):
     if not groups:
         raise UsageError(f"GPUS={spread}: the exercise needs {size} GPUs a grading, "
                          f"{len(use)} given")
-    return [(g, g) for g in groups]
+    return [(key(g), g) for g in groups]
 
 
 class gpu_lock:
     """One grading at a time on each GPU, across processes: compiles overlap, timed runs never
-    share a GPU with another grading's runs. A lock file per GPU (build/grader/gpu-ENTRY.lock,
-    ENTRY as CUDA_VISIBLE_DEVICES names it: graders that name one GPU two ways, "0" and its UUID,
-    do not see each other), taken in a fixed order so that two groups never wait on each other.
+    share a GPU with another grading's runs. A lock file per GPU (build/grader/gpu-KEY.lock, KEY
+    the GPU's UUID, from lock_keys), taken in a fixed order so that two groups never wait on
+    each other.
     With give_up (a function), it waits by polling and stops waiting once give_up() is true:
     then `acquired` is False and nothing is held (a GPU of GPUS=all that another grading keeps
     busy is not waited for once the class is graded on the others)."""

@@ -1207,6 +1207,20 @@ def test_gpu_groups(tmp):
           "grade-all GPUS: one group without it (the first GPU; every GPU for an exercise of "
           "several), one group a GPU (or a pair, for 07) with all or N, named as "
           "CUDA_VISIBLE_DEVICES names them")
+    saved_uuids = toolchain._gpu.get("uuids", "unset")
+    toolchain._gpu["uuids"] = ["GPU-aaaa", "GPU-bbbb"]  # as build/gpuinfo uuids would say
+    keys = toolchain.lock_keys(["0", "1"])
+    toolchain._gpu["uuids"] = None  # it could not tell
+    plain = toolchain.lock_keys(["0", "1"])
+    if saved_uuids == "unset":
+        del toolchain._gpu["uuids"]
+    else:
+        toolchain._gpu["uuids"] = saved_uuids
+    check(keys == {"0": "GPU-aaaa", "1": "GPU-bbbb"} and plain == {"0": "0", "1": "1"}
+          and g(["0", "1"], 1, "all", keys) == [(["GPU-aaaa"], ["0"]), (["GPU-bbbb"], ["1"])]
+          and g(["0", "1"], 2, None, keys) == [(["GPU-aaaa", "GPU-bbbb"], None)],
+          "grade-all GPUS: each GPU's lock goes by its UUID (build/gpuinfo uuids), its programs "
+          "see it as CUDA_VISIBLE_DEVICES names it; the name itself where the UUID is unknown")
     refused = []
     for value, visible, need in (("0", ["0"], 1), ("two", ["0"], 1), ("-1", ["0"], 1),
                                  ("1.5", ["0"], 1), ("3", ["0", "1"], 1), ("all", ["0"], 2)):
@@ -1236,7 +1250,7 @@ def test_gpu_groups(tmp):
                                capture_output=True, text=True).stdout.strip()
                 for n in ("kl-test-1", "GPU-x_y", "kl-test-0")]
     check(seen == ["held", "held", "free"], "grade-all GPUS: a grading holds the lock of each of "
-          "its GPUs (build/grader/gpu-ENTRY.lock), and another GPU's stays free", str(seen))
+          "its GPUs (build/grader/gpu-KEY.lock), and another GPU's stays free", str(seen))
     r = sandbox.run(["sh", "-c", "echo devices=$CUDA_VISIBLE_DEVICES"], os.path.join(tmp, "gpus-env"),
                     30, gpus=["2", "3"])
     check("devices=2,3" in r.output, "grade-all GPUS: a group's programs see its GPUs alone "
