@@ -160,8 +160,6 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
             visible = visible_gpus()
             groups = gpu_groups(visible, ex.gpus, parse_gpus(getattr(args, "gpus", None)),
                                 lock_keys(visible))
-        else:
-            tools = None
         problem = run_gradings(ex, gradings, ok, groups, tools, args.time_limit, problem)
         if not single:
             write_gradebook(ex, gradings, os.path.join(out_root, "gradebook.csv"), skipped, book)

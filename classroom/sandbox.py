@@ -29,7 +29,7 @@ def child_env(home):
     return env
 
 
-_limited = []
+_limited = False
 
 
 def _limits():
@@ -37,14 +37,13 @@ def _limits():
     it starts inherits them. (Set in the child, between fork and exec, they would need a
     preexec_fn, which Python warns can deadlock a program with threads, as the grader is: it
     runs four cases at a time, and a class on several GPUs.)"""
+    global _limited
     if not _limited:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-        cap = 4 << 30
-        if hard == resource.RLIM_INFINITY or hard > cap:
-            hard = cap
-        resource.setrlimit(resource.RLIMIT_FSIZE, (min(cap, hard), hard))
-        _limited.append(True)
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        cap = 4 << 30 if hard == resource.RLIM_INFINITY else min(hard, 4 << 30)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
+        _limited = True
 
 
 def unprivileged():
