@@ -16,6 +16,9 @@ from two quoted values, their quotient, names both, " / " between them:
     3.2<!-- ratio h200/ncu/04-atomics n=16777216 version=v2 WAVEFRONTS / h200/ncu/04-atomics n=16777216 version=v2 INSTRUCTIONS -->
 A column us_median is ms_median in microseconds, for latencies (07's small messages). The
 timing column (launch, batch, graph, interleaved) filters like any other: timing=batch.
+A number from a kept grading (make grade-sample's plots/results/<gpu>/grading*.txt) names the
+file and the submission, and is the speed ratio its report printed:
+    0.97<!-- graded h200/grading-06-tensor-cores-grouped.txt colsorder -->
 And the top README marks the chapter summary with <!-- summary h200 --> ... <!-- /summary -->.
 An exercise's statement (chapters/NN-topic/exercises/NAME/README.md) marks where its grading
 table goes with <!-- rubric --> ... <!-- /rubric -->, filled from the exercise's rubric.toml; its
@@ -35,6 +38,7 @@ from common import (ROOT, UNITS, also_baseline, headline, matches, num, parse_fi
 TABLE = re.compile(r"(<!-- table (.*?) -->\n)(.*?)(<!-- /table -->)", re.S)
 RESULT = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- result (\S+) (.*?) (\S+) -->)")
 RATIO = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- ratio (.*?) -->)")
+GRADED = re.compile(r"(-?\d[\d,]*(?:\.\d+)?)(<!-- graded (\S+) (\S+) -->)")
 QUOTE = re.compile(r"(\S+) (.*?) (\S+)$")  # NAME FILTERS COLUMN, as in a result mark
 PIVOT = re.compile(r"(<!-- pivot (.*?) -->\n)(.*?)(<!-- /pivot -->)", re.S)
 SUMMARY = re.compile(r"(<!-- summary (\S+) -->\n)(.*?)(<!-- /summary -->)", re.S)
@@ -310,6 +314,36 @@ def render_result(match, gpu, path):
     return written_as(old, value) + mark
 
 
+def graded_speed(where, submission):
+    """The speed ratio that submission's report printed in the kept grading plots/results/<where>,
+    or None: the line '  speed ... 0.973 of the reference solution's speed' of the section
+    'grade <exercise> (...): <submission>'."""
+    path = os.path.join(ROOT, "plots", "results", where)
+    if not os.path.exists(path):
+        return None
+    section = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("grade "):
+                section = line.rstrip("\n").rsplit(": ", 1)[-1]
+            elif section == submission and line.strip().startswith("speed "):
+                m = re.search(r"(\d+\.\d+) of the reference solution's speed", line)
+                return float(m.group(1)) if m else None
+    return None
+
+
+def render_graded(match, path):
+    """The number of a `graded` mark, from the kept grading, written as the text wrote it."""
+    old, mark, where, submission = match.groups()
+    value = graded_speed(where, submission)
+    if value is None:
+        print(f"FAIL {os.path.relpath(path, ROOT)}: plots/results/{where} has no speed ratio "
+              f"for the submission {submission}")
+        UNMATCHED.append(mark)
+        return old + mark
+    return written_as(old, value) + mark
+
+
 def pretty_size(row):
     """'8192 x 8192', or '2^28' for a large power of two."""
     dims = [int(x) for x in (row["m"], row["n"], row["k"]) if x != "1"] or [1]
@@ -426,13 +460,14 @@ def main():
         new = PIVOT.sub(lambda m: m.group(1) + render_pivot(m.group(2), gpu) + m.group(4), new)
         new = RESULT.sub(lambda m: render_result(m, gpu, path), new)
         new = RATIO.sub(lambda m: render_ratio(m, gpu, path), new)
+        new = GRADED.sub(lambda m: render_graded(m, path), new)
         new = SUMMARY.sub(lambda m: m.group(1) + render_summary(m.group(2)) + m.group(4), new)
         new = RUBRIC.sub(lambda m: m.group(1) + render_rubric(path) + m.group(3), new)
         new = SAMPLE.sub(lambda m: m.group(1) + render_sample(m.group(2) or gpu) + m.group(4), new)
         new = EXERCISES.sub(lambda m: m.group(1) + render_exercises(path, bool(m.group(2))) +
                             m.group(4), new)
         rel = os.path.relpath(path, ROOT)
-        count = len(TABLE.findall(text)) + len(PIVOT.findall(text)) + len(RESULT.findall(text)) + len(RATIO.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
+        count = len(TABLE.findall(text)) + len(PIVOT.findall(text)) + len(RESULT.findall(text)) + len(RATIO.findall(text)) + len(GRADED.findall(text)) + len(SUMMARY.findall(text)) + len(RUBRIC.findall(text)) + \
             len(EXERCISES.findall(text)) + len(SAMPLE.findall(text))
         if new == text:
             print(f"PASS tables in {rel} match the CSVs ({count} tables)")

@@ -153,12 +153,37 @@ half = "2.0<!-- ratio h200/ncu/02-shortcut n=6300 version=v9 gpu__time_duration.
        "h200/ncu/02-shortcut n=6300 version=v99 gpu__time_duration.sum -->"
 check(ratio(half) == half and len(tables.UNMATCHED) == 2,
       "tables: a ratio mark with a side that matches no row is left as it is and counted")
+import re  # noqa: E402
+
+
+# A graded mark quotes the speed ratio that a kept grading printed for one submission.
+def graded(text):
+    m = tables.GRADED.search(text)
+    with contextlib.redirect_stdout(io.StringIO()):
+        return tables.render_graded(m, os.path.join(ROOT, "README.md"))
+
+
+n = len(tables.UNMATCHED)
+q = "<!-- graded h200/grading-06-tensor-cores-grouped.txt {} -->"
+want = {"reference": 1.0, "rowsorder": None, "colsorder": None}
+for sub in want:  # the ratios as the kept file prints them, read here the plain way
+    text = open(os.path.join(ROOT, "plots", "results", "h200",
+                             "grading-06-tensor-cores-grouped.txt")).read()
+    section = text.split(f"): {sub}\n", 1)[1].split("\ngrade ", 1)[0]
+    want[sub] = re.search(r"speed .*?   (\d\.\d+) of the reference", section).group(1)
+check(all(graded("9.999" + q.format(s)) == want[s] + q.format(s) for s in want)
+      and len(tables.UNMATCHED) == n,
+      f"tables: a graded mark is rewritten from its submission's speed line in the kept grading {want}")
+check(graded("0.5" + q.format("starter")) == "0.5" + q.format("starter") and
+      graded("0.5" + q.format("nobody")) == "0.5" + q.format("nobody") and
+      len(tables.UNMATCHED) == n + 2,
+      "tables: a graded mark of a submission with no speed ratio (not run) or of none is left "
+      "as it is and counted as a failure")
 # Every line of every chapter's ncu.args names a kernel that exists: a version of ours (or a
 # variant with a kernel of its own, "v1-transposed") by a regex that matches one of the
 # chapter's __global__ functions (a typo would cost a GPU run to find), an optional @N that is a
 # launch number, and a -v that selects something.
 import glob  # noqa: E402
-import re  # noqa: E402
 
 for args_file in sorted(glob.glob(os.path.join(ROOT, "chapters", "*", "ncu*.args"))):
     chapter_dir = os.path.dirname(args_file)
