@@ -72,9 +72,9 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_f3_multicast(
                     held = true;
                     continue;
                 }
-                // The adds need these products, so the warpgroup waits for all its wgmma. The
-                // tensor cores need not idle meanwhile: the other consumer warpgroup's wgmma run
-                // while this one adds.
+                // The adds need these products, so the warpgroup waits for all its wgmma.
+                // The other consumer warpgroup's wgmma can keep the tensor cores busy
+                // meanwhile, where the two have drifted apart (f3-twosets asks how far).
                 wgmma_wait<0>();
                 if (held) release_stage_cluster<CLUSTER>(&s.empty[(used - 1) % STAGES]);
                 release_stage_cluster<CLUSTER>(&s.empty[slot]);

@@ -14,7 +14,7 @@ constexpr int FP8_BK = 128;
 template <int BM, int BN, int STAGES>
 struct fp8_ring {
     fp8 a[STAGES][BM * FP8_BK];  // 16 KB a stage at BM = 128: a multiple of the 1024-byte atom
-    fp8 b[STAGES][BN * FP8_BK];  // 16, 22, 24 or 32 KB (BN = 128, 176, 192, 256)
+    fp8 b[STAGES][BN * FP8_BK];  // 16, 22, 24, 26 or 32 KB (BN = 128, 176, 192, 208, 256)
     uint64_t full[STAGES], empty[STAGES];
 };
 

@@ -5,8 +5,9 @@
 // row makes every wave of tiles read all of B from DRAM again. Nothing else changes.
 
 // The 132 blocks of v8 work on 132 neighbouring tiles of one order. Row by row, at 8192 x 8192
-// (32 tiles of 256 columns a row) that is 4 rows of tiles: 4 bands of A (2 MiB each at k = 8192)
-// but all 32 bands of B (4 MiB each): 136 MiB, which the 60 MiB L2 cannot keep.
+// (32 tiles of 256 columns a row) that is 4 rows of tiles and 4 tiles of a fifth: 5 bands of A
+// (2 MiB each at k = 8192) but all 32 bands of B (4 MiB each): 138 MiB, which the 60 MiB L2
+// cannot keep.
 
 struct grouped_order {
     __device__ static tile_origin at(size_t tile, size_t m, size_t n, int tile_m, int tile_n) {

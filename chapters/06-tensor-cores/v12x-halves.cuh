@@ -1,5 +1,5 @@
 // ---- v12-halves (an experiment on v12): its stores of C on 32 banks a half-warp -----------------
-// v10-v12 write a box of C into shared memory with 8-byte stores, and shared memory serves an
+// v10-v16 write a box of C into shared memory with 8-byte stores, and shared memory serves an
 // 8-byte store half a warp at a time: 16 lanes, 128 bytes, one pass if they fall on 32
 // different banks. They do not: a half-warp holds rows 0-3 of its 8, and lanes 0-1 and 2-3 of
 // each four hold pieces 2j and 2j + 1 of a row (16 bytes each; 8 columns of floats between
