@@ -105,9 +105,12 @@ def one_timing(rows):
 
 
 def sweep_rows(chapter, rows):
-    """The rows of a size sweep: the headline's filters other than the sizes, one timing."""
-    keep = {k: v for k, v in headline_filters(chapter).items() if k not in ("m", "n", "k", "timing")}
-    return one_timing([r for r in rows if matches(r, keep)])
+    """The rows of a size sweep: the headline's filters other than the sizes, so the timing the
+    headline names where it names one (07: timing=launch, as the README's sweep tables), else
+    one timing as the figures show it."""
+    keep = {k: v for k, v in headline_filters(chapter).items() if k not in ("m", "n", "k")}
+    rows = [r for r in rows if matches(r, keep)]
+    return rows if "timing" in keep else one_timing(rows)
 
 
 def headline(chapter, rows):

@@ -102,6 +102,7 @@ def sweep(chapter, rows, out_dir, gpu):
     when the chapter measured other shapes (odd or non-square), their points in a panel of their
     own, on the same rate axis. Every line is named at its right end."""
     rate = rate_column(headline(chapter, rows), chapter)
+    timings = {timing_of(r) for r in rows}
     rows = sweep_rows(chapter, rows)
     inputs = list(dict.fromkeys(r.get("input", "") for r in rows)) or [""]
     rows = [r for r in rows if r.get("input", "") == inputs[0] and r["ok"] != "no"
@@ -163,7 +164,8 @@ def sweep(chapter, rows, out_dir, gpu):
         side.tick_params(axis="y", left=False)
     end_labels(ax, ends, label_ax=axes[-1])
     # how the rows were timed, where a chapter times the same calls several ways (07)
-    timed = {"batch": "timed in batches of back-to-back calls",
+    timed = {"launch": "each launch timed on its own" if len(timings) > 1 else "",
+             "batch": "timed in batches of back-to-back calls",
              "graph": "timed in CUDA graphs of calls",
              "interleaved": "the versions timed in turns"}.get(timing_of(rows[0]), "")
     notes = [f"input {inputs[0]}" if inputs[0] else "", timed]

@@ -35,8 +35,9 @@ for res in plots/results/*/; do
         rows=$(mktemp)
         where=$(cat "chapters/${ch%-f64}/headline" 2>/dev/null)
         awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" -f plots/select.awk "$csv" >"$rows"
-        # the sweep: the headline's filters other than the sizes and the timing (an input, say)
-        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^timing=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
+        # the sweep: the headline's filters other than the sizes (an input, say, and the timing
+        # where it names one, as plots/common.py's sweep_rows)
+        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
             -f plots/select.awk "$csv" >"$rows.sweep"
         # as in the matplotlib figures, variants (v3-e2e, v9-loop, f0-narrow, peak-1wg) are left to
         # the tables, and of rows timed several ways (07: per launch, batch, graph), the batches
