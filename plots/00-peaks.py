@@ -29,7 +29,7 @@ def main():
         col = "gflops" if num(r, "gflops") else "gbps"
         unit, scale = UNIT[col]
         if r["version"] == "addmin":
-            unit = "T operations/s (an add and a min a pair)"
+            unit = "T operations/s (an add and a min count as two)"
         if r["extra_name"] == "results_per_clk_per_sm":  # sinf, __sinf, expf...: one result a call
             unit = "T results/s"
         rate = f"{num(r, col) / scale:,.1f} {unit}" if scale != 1 else f"{num(r, col):,.0f} {unit}"

@@ -13,7 +13,7 @@ import sys
 import matplotlib.ticker
 
 from common import gpu_of, num, read_csv
-from style import Looks, end_labels, plt, save
+from style import Looks, end_labels, line_style, plt, save
 
 
 def main():
@@ -30,16 +30,20 @@ def main():
         print("no counter rows in", path)
         return 1
     tags = sorted({r["version"] for r in rows}, key=lambda t: int(t[1:]))
+    # the counter ladder (c) appears in no other figure, so its colours span these five alone;
+    # a dash of its own for each, since two of them (c2, c3: the same CAS loop on an int and on
+    # a float) lie on top of each other
     looks = Looks(tags)
+    dashes = ["-", (0, (5, 2)), (0, (1, 1.2)), (0, (6, 1.5, 1, 1.5)), (0, (3, 1))]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     ends = []
-    for t in tags:
+    for i, t in enumerate(tags):
         pts = sorted((int(r["m"]), num(r, "gflops")) for r in rows if r["version"] == t)
-        lk = looks[t]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=lk["color"], marker=lk["marker"],
-                ms=lk["ms"], lw=lk["lw"])
+        lk = dict(looks[t], ls=dashes[i % len(dashes)], mfc="white" if i % 2 else looks[t]["color"],
+                  lw=1.6 - 0.2 * i, ms=7 - 0.8 * i)  # the first drawn widest: what lies on it leaves it visible
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], **line_style(lk))
         idea = next(r["idea"] for r in rows if r["version"] == t)
-        ends.append((pts[-1][1], f"{t} {idea}", lk))
+        ends.append((pts[-1][0], pts[-1][1], f"{t} {idea}", lk))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     counters = sorted({int(r["m"]) for r in rows})

@@ -14,7 +14,8 @@ import matplotlib.ticker
 
 from common import (chapter_of, gpu_of, headline, num, rate_column, read_csv, result_files, size_key,
                     size_label, sweep_rows, timing_of)
-from style import MARKERS, Looks, end_labels, is_ours, plt, rate_label, save, variant_of
+from style import (MARKERS, MOST_LABELS, Looks, end_labels, is_ours, label_room, line_style, plt,
+                   rate_label, save, variant_of)
 
 
 def gpu_name(results_dir):
@@ -27,8 +28,11 @@ def number(v):
 
 
 def short_size(row):
-    """'8192 x 8192', or '2^28' for a large power of two along one dimension."""
+    """'8192' for a square (8192 x 8192 or 8192 x 8192 x 8192), '2^28' for a large power of two
+    along one dimension, else '4096 x 8192 x 2048'."""
     dims = [int(d) for d in (row["m"], row["n"], row["k"]) if d != "1"] or [1]
+    if len(set(dims)) == 1 and len(dims) > 1:
+        return str(dims[0])
     if len(dims) == 1 and dims[0] >= 1 << 16 and dims[0] & (dims[0] - 1) == 0:
         return f"2^{dims[0].bit_length() - 1}"
     return size_label(row)
@@ -40,7 +44,7 @@ def name(tag, rows):
     return tag if idea in ("", tag) else f"{tag} {idea}"
 
 
-def bars(chapter, rows, out_dir, gpu):
+def bars(chapter, rows, out_dir, gpu, looks):
     """One horizontal bar a version at the headline size, in ladder order from the top: its rate,
     and its share of the baseline at the bar's end. A version's end-to-end timing (02's
     "v3-e2e") is a hatched bar inside its version's; other variants (02's experiments,
@@ -53,7 +57,6 @@ def bars(chapter, rows, out_dir, gpu):
     main = [r for r in shown if not variant_of(r["version"]) and num(r, rate)]
     extra = {variant_of(r["version"])[0]: r for r in shown
              if variant_of(r["version"]) and variant_of(r["version"])[1] == "e2e" and num(r, rate)}
-    looks = Looks([r["version"] for r in main])
     values = [num(r, rate) for r in main]
     ordered = sorted(values)
     # cut a bar that is more than twice the next one (when that one is not tiny)
@@ -97,10 +100,11 @@ def bars(chapter, rows, out_dir, gpu):
     save(fig, out_dir, f"{chapter}-bars")
 
 
-def sweep(chapter, rows, out_dir, gpu):
+def sweep(chapter, rows, out_dir, gpu, looks):
     """Each version's rate over the problem sizes: a line over the square sizes (log axes), and,
     when the chapter measured other shapes (odd or non-square), their points in a panel of their
-    own, on the same rate axis. Every line is named at its right end."""
+    own, on the same rate axis. Every line is named at its right end, between the two panels
+    (or, with too many lines to name there, in a legend ordered by the lines' last values)."""
     rate = rate_column(headline(chapter, rows), chapter)
     timings = {timing_of(r) for r in rows}
     rows = sweep_rows(chapter, rows)
@@ -113,30 +117,28 @@ def sweep(chapter, rows, out_dir, gpu):
     if not rate or len(sizes) < 2 or not any(is_ours(r["version"]) for r in rows):
         return  # 00-peaks measures ceilings, not a ladder
     tags = list(dict.fromkeys(r["version"] for r in rows))
-    looks = Looks(tags)
     shapes = list(dict.fromkeys(size_label(r) for r in other))
-    widths = [3.2, 0.45 + 0.42 * len(shapes)] if shapes else [1]
-    fig, axes = plt.subplots(1, len(widths), sharey=True, figsize=(6.2 + 0.42 * len(shapes), 4.4),
-                             gridspec_kw={"width_ratios": widths, "wspace": 0.06})
-    axes = list(axes) if shapes else [axes]
-    ax = axes[0]
+    lined = [t for t in tags if any(r["version"] == t for r in square)]
+    # inches: the main panel, the names' column right of it, the panel of other shapes
+    room = label_room([name(t, rows) for t in lined]) if len(lined) <= MOST_LABELS else 0.35
+    widths = [4.0, room, 0.35 + 0.36 * len(shapes)] if shapes else [4.0]
+    fig = plt.figure(figsize=(sum(widths) / 0.86 + (0 if shapes else 0.8), 4.4))
+    grid = fig.add_gridspec(1, len(widths), width_ratios=widths, wspace=0, left=0.1, right=0.96)
+    ax = fig.add_subplot(grid[0])
+    axes = [ax] + ([fig.add_subplot(grid[2], sharey=ax)] if shapes else [])
     ends = []
-    for t in tags:
+    for t in lined:
         pts = sorted((size_key(r), num(r, rate)) for r in square if r["version"] == t)
-        if not pts:
-            continue
-        lk = looks[t]
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=lk["color"], ls=lk["ls"],
-                lw=lk["lw"], marker=lk["marker"], ms=lk["ms"])
-        ends.append((pts[-1][1], name(t, rows), lk))
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], **line_style(looks[t]))
+        ends.append((pts[-1][0], pts[-1][1], name(t, rows), looks[t]))
     values = [num(r, rate) for r in rows]
     for a in axes:
         a.set_yscale("log" if max(values) / min(values) > 20 else "linear")
     ax.set_xscale("log")
-    one_dim = all(sum(d != "1" for d in (r["m"], r["n"], r["k"])) <= 1 for r in square)
-    ax.set_xticks(sizes, [short_size(next(r for r in square if size_key(r) == s)) for s in sizes],
-                  rotation=30, fontsize=7, ha="right")
-    ax.set_xlabel("n" if one_dim else "square sizes")
+    first = [next(r for r in square if size_key(r) == s) for s in sizes]
+    dims = max(sum(d != "1" for d in (r["m"], r["n"], r["k"])) for r in square)
+    ax.set_xticks(sizes, [short_size(r) for r in first], rotation=30, fontsize=7, ha="right")
+    ax.set_xlabel({0: "n", 1: "n", 2: "square sizes (m = n)"}.get(dims, "square sizes (m = n = k)"))
     for a in axes:
         if a.get_yscale() == "log":
             a.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
@@ -154,15 +156,14 @@ def sweep(chapter, rows, out_dir, gpu):
                          None)
                 if v is not None:
                     x = i + (k - (len(tags) - 1) / 2) * 0.6 / max(1, len(tags))
-                    side.plot([x], [v], color=lk["color"], marker=lk["marker"] or "_",
+                    side.plot([x], [v], color=lk["color"], marker=lk["marker"] or "_", mfc=lk["mfc"],
                               ms=lk["ms"] if lk["marker"] else 12, mew=1 if lk["marker"] else 2,
                               ls="none")
         side.set_xticks(range(len(shapes)), shapes, rotation=30, fontsize=7, ha="right")
         side.set_xlim(-0.5, len(shapes) - 0.5)
         side.set_xlabel("other shapes")
         side.grid(axis="y", color="#e6e6e6", lw=0.6)
-        side.tick_params(axis="y", left=False)
-    end_labels(ax, ends, label_ax=axes[-1])
+        side.tick_params(axis="y", left=False, labelleft=False)
     # how the rows were timed, where a chapter times the same calls several ways (07)
     timed = {"launch": "each launch timed on its own" if len(timings) > 1 else "",
              "batch": "timed in batches of back-to-back calls",
@@ -171,6 +172,7 @@ def sweep(chapter, rows, out_dir, gpu):
     notes = [f"input {inputs[0]}" if inputs[0] else "", timed]
     fig.suptitle(f"{chapter} over problem sizes, {gpu}" +
                  (f" ({'; '.join(n for n in notes if n)})" if any(notes) else ""), fontsize=9, y=0.98)
+    end_labels(ax, ends, legend_ax=axes[-1])
     save(fig, out_dir, f"{chapter}-sweep")
 
 
@@ -344,8 +346,9 @@ def main():
         if not rows:
             print(f"FAIL {path}: no rows")
             continue
-        bars(chapter, rows, out_dir, gpu)
-        sweep(chapter, rows, out_dir, gpu)
+        looks = Looks([r["version"] for r in rows])  # the same look in every figure of a chapter
+        bars(chapter, rows, out_dir, gpu, looks)
+        sweep(chapter, rows, out_dir, gpu, looks)
     roofline(results_dir, out_dir, gpu)
 
 
