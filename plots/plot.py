@@ -38,6 +38,32 @@ def short_size(row):
     return size_label(row)
 
 
+def size_words(chapter, row):
+    """The headline size as the READMEs write it: 'n = 2^28 floats', '8192 x 8192', and for the
+    all-reduce (07) the buffer of n floats each GPU holds, '1 GiB a GPU (n = 2^28)'."""
+    size = short_size(row)
+    if sum(d != "1" for d in (row["m"], row["n"], row["k"])) > 1:
+        return size_label(row)
+    if chapter.startswith("07-"):
+        b = 4 * int(row["n"])
+        unit = next((f"{b >> s} {u}" for s, u in ((30, "GiB"), (20, "MiB"), (10, "KiB"))
+                     if b >= 1 << s and b % (1 << s) == 0), f"{b:,} B")
+        return f"{unit} a GPU (n = {size})"
+    # what n counts where it is a buffer's length (02's n is a matrix's side)
+    what = {"04-atomics": " bytes", "05-reduction": " floats"}.get(chapter, "")
+    return f"n = {size}{what}"
+
+
+def timing_words(row, timings):
+    """How the row was timed, unless each launch on its own is the only way the CSV has."""
+    if timings <= {"launch"}:
+        return ""
+    return {"launch": "each launch timed on its own",
+            "batch": "timed in batches of back-to-back calls",
+            "graph": "timed in CUDA graphs of calls",
+            "interleaved": "the versions timed in turns"}.get(timing_of(row), "")
+
+
 def name(tag, rows):
     """'v12 tallwarps', or just 'cublas' where the idea repeats the tag."""
     idea = next((r["idea"] for r in rows if r["version"] == tag), "")
@@ -96,7 +122,9 @@ def bars(chapter, rows, out_dir, gpu, looks):
     ax.set_xlim(0, right * (1.5 if extra else 1.32))
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ref = f", % of {base['version']} (dashed line) at each bar's end" if base is not None else ""
-    ax.set_title(f"{chapter} at {size_label(shown[0])}, {gpu}: rate{ref}", fontsize=9)
+    timed = timing_words(shown[0], {timing_of(r) for r in rows})
+    ax.set_title(f"{chapter} at {size_words(chapter, shown[0])}{', ' + timed if timed else ''}, "
+                 f"{gpu}:\nrate{ref}", fontsize=9)
     save(fig, out_dir, f"{chapter}-bars")
 
 
@@ -165,11 +193,7 @@ def sweep(chapter, rows, out_dir, gpu, looks):
         side.grid(axis="y", color="#e6e6e6", lw=0.6)
         side.tick_params(axis="y", left=False, labelleft=False)
     # how the rows were timed, where a chapter times the same calls several ways (07)
-    timed = {"launch": "each launch timed on its own" if len(timings) > 1 else "",
-             "batch": "timed in batches of back-to-back calls",
-             "graph": "timed in CUDA graphs of calls",
-             "interleaved": "the versions timed in turns"}.get(timing_of(rows[0]), "")
-    notes = [f"input {inputs[0]}" if inputs[0] else "", timed]
+    notes = [f"input {inputs[0]}" if inputs[0] else "", timing_words(rows[0], timings)]
     fig.suptitle(f"{chapter} over problem sizes, {gpu}" +
                  (f" ({'; '.join(n for n in notes if n)})" if any(notes) else ""), fontsize=9, y=0.98)
     end_labels(ax, ends, legend_ax=axes[-1])
@@ -267,7 +291,8 @@ def roofline(results_dir, out_dir, gpu):
         ax.annotate(f"{label} {value / 1e3:.1f} T/s", (2 ** 12 if right else 2 * value / bw, value),
                     fontsize=6.5, color=color, xytext=(-2 if right else 2, 2 if above else -2),
                     textcoords="offset points", ha="right" if right else "left",
-                    va="bottom" if above else "top")
+                    va="bottom" if above else "top", zorder=6,  # above the points and lines
+                    bbox=dict(facecolor="white", edgecolor="none", pad=0.6, alpha=0.85))
     # the FP8 program has no ceiling here (00 measures no FP8 peak): it stays in its own figures
     chapters = [p for p in result_files(results_dir) if "00-peaks" not in p and "-fp8" not in p]
     colors = plt.get_cmap("tab10")
@@ -320,7 +345,8 @@ def roofline(results_dir, out_dir, gpu):
     (x0, y0), (x1, y1) = ax.transData.transform([(2 ** -5, bw * 2 ** -5), (2 ** -3, bw * 2 ** -3)])
     ax.annotate(f"memory {bw:,.0f} GB/s", (2 ** -5, bw * 2 ** -5), fontsize=6.5,
                 rotation=math.degrees(math.atan2(y1 - y0, x1 - x0)), rotation_mode="anchor",
-                xytext=(0, 3), textcoords="offset points")
+                xytext=(0, 3), textcoords="offset points", zorder=6,
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.3, alpha=0.85))
     ax.set_xlabel("operations per byte of device memory traffic")
     ax.set_ylabel("G operations / s")
     ax.set_title(f"Every chapter under the ceilings chapter 00 measured, {gpu}", fontsize=9)
