@@ -28,53 +28,36 @@ for res in plots/results/*/; do
         echo "SKIP gnuplot charts: gnuplot is not installed"
         continue
     fi
-    files="" names=""
-    for csv in "$res"*.csv; do
-        case "$csv" in *.env.csv) continue ;; esac
-        ch=$(basename "$csv" .csv)
-        rows=$(mktemp)
-        where=$(cat "chapters/${ch%-f64}/headline" 2>/dev/null)
-        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" -f plots/select.awk "$csv" >"$rows"
-        # the sweep: the headline's filters other than the sizes (an input, say, and the timing
-        # where it names one, as plots/common.py's sweep_rows)
-        awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^[mnk]=\|^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" \
-            -f plots/select.awk "$csv" >"$rows.sweep"
-        # as in the matplotlib figures, variants (v3-e2e, v9-loop, f0-narrow, peak-1wg) are left to
-        # the tables, and of rows timed several ways (07: per launch, batch, graph), the batches
-        # where there are any, else the launches, else the interleaved ones (as plots/common.py's
-        # one_timing)
-        for f in "$rows" "$rows.sweep"; do
-            awk -F, 'function t(){return c["timing"] && $c["timing"]!="" ? $c["timing"] : "launch"}
-                     NR==FNR{if(FNR==1)for(i=1;i<=NF;i++)c[$i]=i; else seen[t()]=1; next}
-                     FNR==1{keep=seen["batch"] ? "batch" : seen["launch"] ? "launch" : seen["interleaved"] ? "interleaved" : "launch"; print; next}
-                     $c["version"] !~ /^([vcf][0-9]+[a-w]?|peak)-/ && t()==keep' "$f" "$f" >"$f.kept" && mv "$f.kept" "$f"
-        done
-        rate=gbps
-        awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["gflops"]!=""{f=1} END{exit !f}' "$rows" && rate=gflops
-        named=$(echo "$where" | tr ' ' '\n' | sed -n 's/^rate=//p')
-        [ -n "$named" ] && rate=$named
-        versions=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} !s[$c["version"]]++{printf "%s ", $c["version"]}' "$rows")
-        if gnuplot -e "data='$rows'; rate='$rate'; ylab='$rate'; ttl='$ch ($gpu)'; out='$out/$ch-bars'" plots/bars.gp 2>"$rows.err" &&
-           gnuplot -e "data='$rows.sweep'; rate='$rate'; ylab='$rate'; ttl='$ch ($gpu)'; out='$out/$ch'; versions='$versions'" plots/sweep.gp 2>>"$rows.err" &&
-           [ -s "$out/$ch-bars-gnuplot.svg" ] && [ -s "$out/$ch-sweep-gnuplot.png" ]; then
-            echo "PASS gnuplot $ch-bars and $ch-sweep"
+    # gnuplot draws what plot.py draws: plots/gnuplot.py picks the rows (headline, sweep,
+    # roofline points) and writes them with each version's look; 00-peaks has no ladder and is
+    # left to plots/00-peaks.py, as plot.py leaves it
+    work=$(mktemp -d)
+    py plots/gnuplot.py "$res" "$work" >"$work/written" || { echo "FAIL gnuplot data for $gpu"; status=1; }
+    for ch in $(grep -vx roofline "$work/written"); do
+        args=$(cat "$work/$ch.args")
+        if gnuplot -e "$args; data='$work/$ch.bars.csv'; out='$out/$ch-bars'" plots/bars.gp 2>"$work/err" &&
+           [ -s "$out/$ch-bars-gnuplot.svg" ]; then
+            echo "PASS gnuplot $ch-bars"
         else
-            echo "FAIL gnuplot $ch: $(head -n 3 "$rows.err")"; status=1
+            echo "FAIL gnuplot $ch-bars: $(head -n 3 "$work/err")"; status=1
         fi
-        rm -f "$rows" "$rows.err" "$rows.sweep"
-        [ "$ch" != 00-peaks ] && files="$files $csv" names="$names $ch"
+        case "$args" in *swept=0*) continue ;; esac
+        if gnuplot -e "$args; data='$work/$ch.sweep.dat'; out='$out/$ch'" plots/sweep.gp 2>"$work/err" &&
+           [ -s "$out/$ch-sweep-gnuplot.png" ]; then
+            echo "PASS gnuplot $ch-sweep"
+        else
+            echo "FAIL gnuplot $ch-sweep: $(head -n 3 "$work/err")"; status=1
+        fi
     done
-    peaks="$res/00-peaks.csv"
-    if [ -f "$peaks" ] && [ -n "$files" ]; then
-        bw=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["version"]=="memcpy" && $c["gbps"]>b{b=$c["gbps"]} END{print b+0}' "$peaks")
-        fma=$(awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["version"]=="fma"{f=$c["gflops"]} END{print f+0}' "$peaks")
-        if gnuplot -e "bw=$bw; fma=$fma; files='$files'; names='$names'; out='$out/roofline'" plots/roofline.gp 2>/dev/null &&
-           [ -s "$out/roofline-gnuplot.svg" ]; then
+    if grep -qx roofline "$work/written"; then
+        if gnuplot -e "$(cat "$work/roofline.args"); ceil='$work/roofline-ceilings.dat'; data='$work/roofline.dat'; labels='$work/roofline-labels.gp'; out='$out/roofline'" \
+               plots/roofline.gp 2>"$work/err" && [ -s "$out/roofline-gnuplot.svg" ]; then
             echo "PASS gnuplot roofline"
         else
-            echo "FAIL gnuplot roofline"; status=1
+            echo "FAIL gnuplot roofline: $(head -n 3 "$work/err")"; status=1
         fi
     fi
+    rm -rf "$work"
 done
 py plots/tables.py $check || status=1
 exit $status
