@@ -7,7 +7,7 @@ command -v gnuplot >/dev/null || { echo "(no gnuplot: terminal chart skipped)"; 
 ch=$(basename "$csv" .csv)
 where=$(cat "chapters/${ch%-f64}/headline" 2>/dev/null)
 rows=$(mktemp)
-awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^rate=\|^also=' | paste -sd' ')" -f plots/select.awk "$csv" >"$rows"
+awk -F, -v where="$(echo "$where" | tr ' ' '\n' | grep -v '^rate=\|^also=\|^bytes=\|^ops=' | paste -sd' ')" -f plots/select.awk "$csv" >"$rows"
 rate=gbps
 awk -F, 'NR==1{for(i=1;i<=NF;i++)c[$i]=i;next} $c["gflops"]!=""{f=1} END{exit !f}' "$rows" && rate=gflops
 named=$(echo "$where" | tr ' ' '\n' | sed -n 's/^rate=//p')
