@@ -25,7 +25,8 @@ which grades a class (every submission compiled at once, then each one's GPU cas
 
 Exit codes: 0 grading finished (whatever the score), 2 bad usage, 3 the grader could not run
 (no GPU, no compute-sanitizer, a GPU that cannot run the exercise's version): the compile step
-is graded first and written as incomplete.
+is graded first and written as incomplete; 3 too, before anything is graded, when make has not
+built the grader's own objects (toolchain.check_built).
 """
 import argparse
 import concurrent.futures
@@ -52,9 +53,9 @@ from scoring import Grading, region_text, secret_bytes, secret_id, secret_missin
 from similarity import THRESHOLD, alike, tokens  # noqa: E402
 from similarity import write_csv as write_similarity  # noqa: E402
 from submission import submitted_at  # noqa: E402
-from toolchain import (GraderError, Toolchain, cannot_run, gpu_count, gpu_groups,  # noqa: E402
-                       gpu_lock, gpu_reason, lock_keys, parse_gpus, reference_binary, sanitizer,
-                       student_user, verifier_binary, visible_gpus)
+from toolchain import (GraderError, Toolchain, cannot_run, check_built, gpu_count,  # noqa: E402
+                       gpu_groups, gpu_lock, gpu_reason, lock_keys, parse_gpus, reference_binary,
+                       sanitizer, student_user, verifier_binary, visible_gpus)
 
 EXIT_USAGE, EXIT_GRADER = 2, 3
 
@@ -112,6 +113,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
     """Grades each (name, path) in students, one GPU phase at a time; returns the exit code.
     skipped: (name, why) for what the submissions folder holds that is not a submission, each a
     row of the gradebook with its reason; book: the gradebook's roster and deadline."""
+    check_built()  # a missing object of common/ would be every submission's link error
     deadline = (book or book_of(args)).deadline
     if single and deadline is None:  # a regrade into a class's folder: the deadline its row names
         path = class_gradebook(out_root)
@@ -131,7 +133,7 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                 when = iso(g.submitted[0]) if g.submitted[0] else "unknown"
                 g.notes.append(f"handed in {when} ({g.submitted[1]}); the deadline is {iso(deadline)}")
         kit, solution, types = ex.kit_source(False), ex.kit_source(True), source.type_names(ex.text())
-        problem, reference, tools = gpu_reason(), None, None
+        problem, reference, tools, ref_error = gpu_reason(), None, None, None
         if not problem and ex.gpus > 1 and gpu_count() < ex.gpus:  # its program would run nothing: no grade
             problem = f"{ex.label} needs {ex.gpus} GPUs; this machine has {gpu_count()}"
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -142,9 +144,19 @@ def grade_many(ex, students, out_root, tc, args, single, skipped=(), book=None):
                 try:
                     reference = ref_job.result()
                 except GraderError as e:
-                    problem = str(e)
+                    problem = ref_error = str(e)
         if not any(ok):
-            problem = None  # nothing to run: grading is finished, GPU or not
+            # nothing to run: grading is finished, GPU or not, once the reference compiles with
+            # this toolchain; where it does not (a broken nvcc, a library missing), every
+            # submission's failure is the grader's too, and no one gets a 0 for it
+            if ref_job is None:
+                try:
+                    reference = reference_binary(ex, tc)
+                except GraderError as e:
+                    ref_error = str(e)
+            problem = ref_error
+            for g in gradings if ref_error else ():
+                g.mark_incomplete(ref_error)
         elif not problem:
             try:
                 tools = (verifier_binary(ex), reference, sanitizer())

@@ -44,7 +44,7 @@ class Toolchain:
                             "-gencode", f"arch=compute_90{a},code=sm_90{a}"]
         self.cflags = shlex.split(args.cflags if args.cflags is not None else mk.get("FLAGS", ""))
         self.libs = shlex.split(args.libs if args.libs is not None else mk.get("LIBS", ""))
-        self.objs = sorted(glob.glob(os.path.join(ROOT, "build", "common", "*.o")))
+        self.objs = common_objects()  # check_built says, before grading, that they are there
 
     def command(self, src, binary):
         # the chapters' flags, less -Werror: a warning is reported, not failed
@@ -52,6 +52,26 @@ class Toolchain:
                  "-Xcompiler", "-Wall,-Wextra", "-Xptxas", "-warn-spills",
                  "-I" + os.path.join(ROOT, "common"), *self.cflags, "-o", binary, src]
                 + self.objs + self.libs + ["-lpthread"])
+
+
+def common_objects():
+    """The objects of common/ that every program links, as the Makefile's COMMON_OBJS names them:
+    one for each common/*.c, and gpu.o."""
+    names = sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(ROOT, "common", "*.c")))
+    return [os.path.join(ROOT, "build", "common", f"{n}.o") for n in names + ["gpu"]]
+
+
+def check_built():
+    """The grader's own prerequisites, which make builds: the objects of common/ that every
+    submission links, and build/gpuinfo. A missing one would fail every submission's compile (a
+    link error) or hide the GPU: that is the grader's failure, so it stops here, before grading,
+    with no totals (GraderError, exit 3)."""
+    want = common_objects() + [os.path.join(ROOT, "build", "gpuinfo")]
+    missing = [os.path.relpath(p, ROOT) for p in want if not os.path.exists(p)]
+    if missing:
+        named = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        raise GraderError(f"the grader's own build is not there ({named}): run make in {ROOT} "
+                          f"first; nothing was graded")
 
 
 def chapter_mk(ex):

@@ -133,6 +133,56 @@ def test_bad_input(tmp):
                   p.stderr)
 
 
+def grader_copy(tmp, name):
+    """A copy of the grader's tree (Makefile, classroom/, common/, chapter 01) with an empty
+    build/ of its own beside the real one: what a grader finds before `make`."""
+    import shutil
+    root = os.path.join(tmp, name)
+    os.makedirs(root)
+    shutil.copy(os.path.join(ROOT, "Makefile"), os.path.join(root, "Makefile"))
+    for d in ("classroom", "common", os.path.join("chapters", "01-transpose")):
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(root, d),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    os.makedirs(os.path.join(root, "build", "common"))
+    return root
+
+
+def test_unbuilt_grader(tmp):
+    """The grader called directly (python3 classroom/grade.py, as scripts do) on a tree whose
+    build/common/*.o are not built, or are broken: every submission's compile would fail to
+    link. That is the grader's failure: exit 3, one line naming make, and no total anywhere,
+    never a 0 for a correct submission."""
+    import shutil
+    ex = exercises.find_exercise("01-transpose", "tiled")
+    sub = write_sub(os.path.join(tmp, "unbuilt-subs", "alice"), ex, ex.kit_source(True), "regions")
+    root = grader_copy(tmp, "unbuilt")
+    shutil.copy(os.path.join(ROOT, "build", "gpuinfo"), os.path.join(root, "build", "gpuinfo"))
+    out = os.path.join(tmp, "unbuilt-out")
+    p = subprocess.run([sys.executable, os.path.join(root, "classroom", "grade.py"), "grade",
+                        "01-transpose", "tiled", sub, out], capture_output=True, text=True)
+    lines = [l for l in p.stderr.split("\n") if l.strip()]
+    check(p.returncode == 3 and len(lines) == 1 and "build/common/" in lines[0]
+          and "run make" in lines[0] and not os.path.exists(os.path.join(out, "results.json"))
+          and not re.search(r"total\s+\d", p.stdout),
+          "grade.py grade on a tree without build/common's objects: exit 3, one line naming "
+          "them and make, no results.json and no total", f"rc {p.returncode}: {p.stderr[-300:]}")
+    # objects that are there but do not link (a broken build): the reference does not compile
+    # either, so no submission's failed compile is a grade
+    for o in toolchain.common_objects():
+        open(os.path.join(root, "build", "common", os.path.basename(o)), "w").close()
+    p = subprocess.run([sys.executable, os.path.join(root, "classroom", "grade.py"), "grade",
+                        "01-transpose", "tiled", sub, out], capture_output=True, text=True)
+    res = {}
+    if os.path.exists(os.path.join(out, "incomplete.json")):
+        with open(os.path.join(out, "incomplete.json")) as f:
+            res = json.load(f)
+    check(p.returncode == 3 and "reference solution" in res.get("incomplete", "")
+          and "score" not in res and not os.path.exists(os.path.join(out, "results.json"))
+          and not re.search(r"total\s+\d", p.stdout),
+          "grade.py grade where nothing links, the reference neither: exit 3, incomplete.json "
+          "naming the reference, no 0 for the submission", f"rc {p.returncode}: {p.stdout[-400:]}")
+
+
 def test_kit(ex, tmp):
     dest = os.path.join(tmp, "kits", ex.label.replace("/", "-"))
     p = make("starter", f"CH={ex.chapter}", f"EX={ex.name}", f"DEST={dest}")
@@ -1437,6 +1487,7 @@ def main(argv):
         if mode == "cpu":
             exs = test_exercises()
             test_bad_input(tmp)
+            test_unbuilt_grader(tmp)
             test_splicer()
             test_submission_layouts(tmp)
             test_substeps()
