@@ -213,7 +213,15 @@ sass: $(TOOL_DEPS)
 # from make's command line only, not from a GPUS the shell may hold]. The chapter's own flags and
 # libraries (chapter.mk) go with every build.
 GRADER      := python3 classroom/grade.py
-GRADE_TOPIC  = $(call topic,$(CH))
+GRADE_CH     = $(notdir $(patsubst %/,%,$(CH)))
+GRADE_TOPIC  = $(call topic,$(GRADE_CH))
+# What grading exercise $(2) of chapter $(1) needs built: the chapter's program (it checks every
+# output), build/gpuinfo and the objects of common/ that every submission links; nothing for an
+# exercise that does not exist, so that the grader refuses a mistyped CH= or EX= at once, in one
+# line, before any compile (and a chapter that links a library this machine lacks, 07's NCCL,
+# matters only when it is graded).
+grade_deps = $(if $(wildcard chapters/$(1)/exercises/$(2)/rubric.toml),build/$(call topic,$(1)) \
+               build/gpuinfo $(COMMON_OBJS))
 GRADE_BUILD  = --nvcc="$(NVCC)" --gencode="$(call gencode_for,$(ARCH),$(GRADE_TOPIC))" \
                --cflags="$($(GRADE_TOPIC)_FLAGS)" --sm90a="$($(GRADE_TOPIC)_SM90A)" \
                --libs="$($(GRADE_TOPIC)_LIBS)" $(if $(TIME_LIMIT),--time-limit=$(TIME_LIMIT)) \
@@ -225,10 +233,10 @@ exercises:
 starter:
 	@$(GRADER) starter "$(CH)" "$(EX)" "$(DEST)" $(GRADE_BUILD)
 
-grade: all
+grade: $(call grade_deps,$(GRADE_CH),$(EX))
 	@$(GRADER) grade "$(CH)" "$(EX)" "$(SUB)" "$(OUT)" $(GRADE_BUILD) $(GRADE_BOOK)
 
-grade-all: all
+grade-all: $(call grade_deps,$(GRADE_CH),$(EX))
 	@$(GRADER) grade-all "$(CH)" "$(EX)" "$(SUBS)" "$(OUT)" $(GRADE_BUILD) $(GRADE_BOOK) \
 	    $(if $(filter command line,$(origin GPUS)),--gpus="$(GPUS)")
 
@@ -241,7 +249,7 @@ autograder:
 # A small class graded on this GPU (the reference, the untouched kit, the exercise's planted
 # submissions) into plots/results/<gpu>/grading.txt (01-transpose/tiled, the default: the sample
 # and timings docs/instructors.md quotes) or grading-CH-EX.txt (CH=06-tensor-cores EX=grouped).
-grade-sample: all
+grade-sample: $(call grade_deps,$(or $(GRADE_CH),01-transpose),$(or $(EX),tiled))
 	@$(GRADER) sample "$(CH)" "$(EX)" $(GRADE_BUILD)
 
 clean:

@@ -250,8 +250,9 @@ if build/gpuinfo >/dev/null 2>&1; then
         report "the autograder's own build of build/@TOPIC@ failed"
 fi
 
-# 3. The grader, through make as an instructor runs it (-o all: what it needs is built above)
-make --no-print-directory -o all COMMIT=@COMMIT@ grade CH=@CHAPTER@ EX=@EXERCISE@ \
+# 3. The grader, through make as an instructor runs it (-o build/@TOPIC@: built above where a GPU
+#    answers; without one the grader runs no program, and the chapter's is not needed)
+make --no-print-directory -o build/@TOPIC@ COMMIT=@COMMIT@ grade CH=@CHAPTER@ EX=@EXERCISE@ \
     SUB="$root/submission" OUT="$work/out"
 echo "run_autograder: make grade exited $?"
 report

@@ -60,10 +60,16 @@ def check(ok, what, detail=""):
     return ok
 
 
+def built():
+    """make's -o for what make test built first (every program, build/gpuinfo, common/'s
+    objects): several of these makes run at once, and none may rewrite build/ under the others."""
+    done = ["all", "build/gpuinfo"] + [os.path.relpath(o, ROOT) for o in toolchain.common_objects()]
+    done += sorted({f"build/{ex.topic}" for ex in exercises.all_exercises()})
+    return [a for d in done for a in ("-o", d)]
+
+
 def make(*args, log=None):
-    # -o all: make test built everything first; several of these run at once, and none may
-    # rewrite build/ under the others
-    p = subprocess.run(["make", "-s", "--no-print-directory", "-o", "all", *args], cwd=ROOT,
+    p = subprocess.run(["make", "-s", "--no-print-directory", *built(), *args], cwd=ROOT,
                        capture_output=True, text=True)
     if log:
         with open(log, "w") as f:
@@ -121,7 +127,11 @@ def test_bad_input(tmp):
              (("grade", "CH=01-transpose", "EX=tiled", f"SUB={tmp}/nothing", f"OUT={tmp}/o"),
               "no submission"),
              (("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={tmp}/full", f"OUT={tmp}/o"),
-              "no student folders")]
+              "no student folders"),
+             (("grade", "CH=01-transpoze", "EX=tiled", f"SUB={tmp}/full", f"OUT={tmp}/o"),
+              "no exercise"),
+             (("grade-all", "CH=01-transpose", "EX=tield", f"SUBS={tmp}/full", f"OUT={tmp}/o"),
+              "no exercise")]
     for args, word in cases:
         p = make(*args)
         lines = [l for l in p.stderr.split("\n") if l.startswith("grade:")]
@@ -181,6 +191,31 @@ def test_unbuilt_grader(tmp):
           and not re.search(r"total\s+\d", p.stdout),
           "grade.py grade where nothing links, the reference neither: exit 3, incomplete.json "
           "naming the reference, no 0 for the submission", f"rc {p.returncode}: {p.stdout[-400:]}")
+
+
+def test_grade_deps():
+    """make grade, grade-all and grade-sample build what grading the exercise needs (its
+    chapter's program, build/gpuinfo, common/'s objects), not every chapter (07's NCCL among
+    them); for an exercise that does not exist, nothing: the grader's one line comes at once."""
+    def would_build(*args):  # -n -B: what make would build, were nothing built
+        p = subprocess.run(["make", "-n", "-B", "--no-print-directory", *args, "SUB=x", "SUBS=x",
+                            "OUT=y"], cwd=ROOT, capture_output=True, text=True)
+        return set(re.findall(r" -o (build/\S+)", p.stdout))
+    common = {os.path.relpath(o, ROOT) for o in toolchain.common_objects()}
+    for target in ("grade", "grade-all"):
+        for ch in ("01-transpose", "06-tensor-cores/"):
+            ex = exercises.find_exercise(ch, "tiled" if ch.startswith("01") else "grouped")
+            got = would_build(target, f"CH={ch}", f"EX={ex.name}")
+            check(got == {f"build/{ex.topic}", "build/gpuinfo"} | common,
+                  f"make {target} CH={ch} builds build/{ex.topic}, build/gpuinfo and common/'s "
+                  f"objects, nothing else", str(sorted(got - common)))
+        for bad in (("CH=01-transpoze", "EX=tiled"), ("CH=01-transpose", "EX=tield"), ()):
+            got = would_build(target, *bad)
+            check(not got, f"make {target} {' '.join(bad) or 'without CH='} builds nothing before "
+                  f"the grader refuses it", str(sorted(got)))
+    got = would_build("grade-sample")
+    check(got == {"build/transpose", "build/gpuinfo"} | common,
+          "make grade-sample builds what 01-transpose/tiled needs, nothing else", str(sorted(got)))
 
 
 def test_kit(ex, tmp):
@@ -526,7 +561,7 @@ def test_grading_without_gpu(tmp, gpu):
     out = os.path.join(tmp, "out-all")
     env = dict(os.environ)
     env.pop("GRADE_SECRET", None)
-    p = subprocess.run(["make", "-s", "--no-print-directory", "-o", "all", "grade-all",
+    p = subprocess.run(["make", "-s", "--no-print-directory", *built(), "grade-all",
                         "CH=01-transpose", "EX=tiled", f"SUBS={subs}", f"OUT={out}"], cwd=ROOT,
                        capture_output=True, text=True, env=dict(env, HOME=tmp))
     check(p.returncode != 0 and "GRADE_SECRET" in p.stderr,
@@ -579,7 +614,7 @@ def test_grading_without_gpu(tmp, gpu):
         env.pop("GRADE_SECRET", None)
         if secret:
             env["GRADE_SECRET"] = secret
-        p = subprocess.run(["make", "-s", "--no-print-directory", "-o", "all", "grade",
+        p = subprocess.run(["make", "-s", "--no-print-directory", *built(), "grade",
                             "CH=01-transpose", "EX=tiled", f"SUB={again}",
                             f"OUT={os.path.join(out, 'syntax')}"], cwd=ROOT, capture_output=True,
                            text=True, env=env)
@@ -1488,6 +1523,7 @@ def main(argv):
             exs = test_exercises()
             test_bad_input(tmp)
             test_unbuilt_grader(tmp)
+            test_grade_deps()
             test_splicer()
             test_submission_layouts(tmp)
             test_substeps()
