@@ -37,7 +37,7 @@ import subprocess
 import sys
 import zipfile
 
-from exercises import ROOT, UsageError, chapter_line, find_exercise  # the grader's own
+from exercises import ROOT, UsageError, chapter_line, find_exercise, out_folder  # the grader's own
 from scoring import secret_bytes, secret_missing
 
 EXIT_USAGE = 2
@@ -286,7 +286,7 @@ def build(args):
         with open(path, "rb") as f:
             data = f.read()
         entries.append((rel, data, 0o755 if os.access(path, os.X_OK) else 0o644))
-    os.makedirs(args.dest, exist_ok=True)
+    out_folder(args.dest, "DEST")
     out = os.path.join(args.dest, f"autograder-{chapter}-{exercise}.zip")
     tmp = out + ".tmp"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:

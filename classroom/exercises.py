@@ -30,6 +30,21 @@ class UsageError(Exception):
     """The grader was asked for what is not there (a mistake in the command: exit 2)."""
 
 
+def out_folder(path, var, empty=False):
+    """Makes the folder `path` that the command line's `var` (OUT, DEST) names, or says in one
+    line why it cannot: it is a file, or the system refuses (UsageError). empty: it must have
+    nothing in it yet (a kit is written into a new folder)."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise UsageError(f"{var}={path} is a file, not a folder: name a folder (it is made "
+                         f"where it does not exist)")
+    if empty and os.path.isdir(path) and os.listdir(path):
+        raise UsageError(f"{var}={path} exists and is not empty: a kit is written into a new folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{var}={path}: {e.strerror or e}") from None
+
+
 def chapter_line(chapter, name):
     """The first line of the chapter's file `name` that is not a comment or blank, or None."""
     path = os.path.join(ROOT, "chapters", chapter, name)

@@ -44,7 +44,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import source  # noqa: E402
-from exercises import ROOT, UsageError, all_exercises, find_exercise, validate  # noqa: E402
+from exercises import (ROOT, UsageError, all_exercises, find_exercise, out_folder,  # noqa: E402
+                       validate)
 from kits import write_kit  # noqa: E402
 from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso,  # noqa: E402
                      parse_deadline, read_gradebook, read_roster, row_deadline,
@@ -305,6 +306,7 @@ def cmd_grade(args):
         raise UsageError(f"{book} was graded with another secret ({', '.join(others)} in its "
                          f"secret column; this one is {secret_id()}): regrade with the class's "
                          f"secret, or grade into a folder of its own")
+    out_folder(args.out, "OUT")
     return grade_many(ex, [(name, args.submission)], args.out, Toolchain(args, ex), args, True)
 
 
@@ -322,6 +324,7 @@ def cmd_grade_all(args):
         raise UsageError(f"{secret_missing()} before grading a class: without "
                          "it the secret cases are the same for anyone who has this repository "
                          "(make's PUBLIC_SECRET=1, grade.py's --public-secret, grades without one)")
+    out_folder(args.out, "OUT")
     students, skipped = [], []
     for d in sorted(os.listdir(args.submissions)):
         path = os.path.join(args.submissions, d)
@@ -474,6 +477,9 @@ def main(argv):
     except GraderError as e:
         print(f"grade: {e}", file=sys.stderr)
         return EXIT_GRADER
+    except OSError as e:  # a path of the command line's that the system refuses (OUT=, ROSTER=)
+        print(f"grade: {f'{e.filename}: ' if e.filename else ''}{e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

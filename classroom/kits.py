@@ -14,12 +14,11 @@ import re
 import shutil
 
 import speed
-from exercises import ROOT, UsageError
+from exercises import ROOT, out_folder
 
 
 def write_kit(ex, dest, tc):
-    if os.path.exists(dest) and os.listdir(dest):
-        raise UsageError(f"{dest} exists and is not empty: a kit is written into a new folder")
+    out_folder(dest, "DEST", empty=True)
     os.makedirs(os.path.join(dest, "common"), exist_ok=True)
     files = ex.kit_files(False)
     for name, text in files:

@@ -118,6 +118,12 @@ def test_bad_input(tmp):
     """The make targets' mistakes get one line and exit 2 (make reports "Error 2")."""
     os.makedirs(os.path.join(tmp, "full"), exist_ok=True)
     open(os.path.join(tmp, "full", "x"), "w").close()
+    open(os.path.join(tmp, "afile"), "w").close()  # an OUT= or DEST= that is a file
+    # a class whose report folder for alice is a file
+    os.makedirs(os.path.join(tmp, "class", "alice"), exist_ok=True)
+    open(os.path.join(tmp, "class", "alice", "v01-tiled.cuh"), "w").close()
+    os.makedirs(os.path.join(tmp, "class-out"), exist_ok=True)
+    open(os.path.join(tmp, "class-out", "alice"), "w").close()
     cases = [(("exercises",), None),
              (("starter", "CH=01-transpose", "EX=nosuch", f"DEST={tmp}/k"), "no exercise"),
              (("starter", "CH=01-transpose", "EX=../tiled", f"DEST={tmp}/k"), "no exercise"),
@@ -130,6 +136,15 @@ def test_bad_input(tmp):
               "no student folders"),
              (("grade", "CH=01-transpoze", "EX=tiled", f"SUB={tmp}/full", f"OUT={tmp}/o"),
               "no exercise"),
+             (("starter", "CH=01-transpose", "EX=tiled", f"DEST={tmp}/afile"), "DEST="),
+             (("grade", "CH=01-transpose", "EX=tiled", f"SUB={tmp}/full", f"OUT={tmp}/afile"),
+              "OUT="),
+             (("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={tmp}/class", f"OUT={tmp}/afile"),
+              "OUT="),
+             (("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={tmp}/class", "OUT=/proc/nope"),
+              "OUT=/proc/nope"),
+             (("grade-all", "CH=01-transpose", "EX=tiled", f"SUBS={tmp}/class",
+               f"OUT={tmp}/class-out"), "class-out/alice: File exists"),
              (("grade-all", "CH=01-transpose", "EX=tield", f"SUBS={tmp}/full", f"OUT={tmp}/o"),
               "no exercise")]
     for args, word in cases:
@@ -141,6 +156,11 @@ def test_bad_input(tmp):
             check(p.returncode != 0 and "Error 2" in p.stderr and len(lines) == 1 and word in lines[0],
                   f"make {' '.join(args).replace(tmp, 'TMP')}: one line naming '{word}', exit 2",
                   p.stderr)
+    p = make("autograder", "CH=01-transpose", "EX=tiled", f"DEST={tmp}/afile")
+    lines = [l for l in p.stderr.split("\n") if l.startswith("autograder:")]
+    check(p.returncode != 0 and "Error 2" in p.stderr and len(lines) == 1 and "DEST=" in lines[0]
+          and "Traceback" not in p.stderr, "make autograder DEST=<a file>: one line naming DEST=, "
+          "exit 2", p.stderr[-300:])
 
 
 def grader_copy(tmp, name):
