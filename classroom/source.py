@@ -306,6 +306,7 @@ def kit_lines(text, exercise, tag, solution, note, program=None, also_drop=(), o
         if i not in gone and uses and uses.search(line):
             gone.add(i)
     gone |= _header_entries(lines, tags)
+    gone |= _empty_labels(lines, gone)
     mine = regions(lines, exercise)
     if not mine:
         raise SourceError(f"no region is marked 'EXERCISE: {exercise} begin'")
@@ -346,12 +347,14 @@ def kit_lines(text, exercise, tag, solution, note, program=None, also_drop=(), o
 
 
 def _header_entries(lines, tags):
-    """The header comment's lines about versions in `tags`, with their continuation lines."""
+    """The header comment's lines about versions in `tags`, with their continuation lines. A
+    line may name several ("v12-lag1, v12-lag3  experiments: ..."): it goes when one of them
+    does."""
     gone = set()
     i = 0
     while i < len(lines) and lines[i].startswith("//"):
-        m = re.match(r"^//(\s+)(\S+)\s", lines[i])
-        if m and m.group(2) in tags:
+        m = re.match(r"^//(\s+)((?:\S+,\s+)*\S+)\s", lines[i])
+        if m and any(t in tags for t in re.split(r",\s+", m.group(2).rstrip(","))):
             gone.add(i)
             indent = len(m.group(1))
             j = i + 1
@@ -362,6 +365,32 @@ def _header_entries(lines, tags):
             continue
         i += 1
     return gone
+
+
+def _empty_labels(lines, gone):
+    """The comment lines of a version table that label a group of rows ("// experiments on
+    v10: ...") whose rows are all in `gone`: a label with nothing under it names what the kit
+    leaves out."""
+    out, table, label, rows = set(), False, [], []
+
+    def close():
+        if label and rows and all(r in gone for r in rows):
+            out.update(label)
+
+    for i, line in enumerate(lines):
+        if TABLE_START.match(line):
+            table, label, rows = True, [], []
+        elif table and line.startswith("};"):
+            close()
+            table = False
+        elif table and line.strip().startswith("//"):
+            if rows:  # a new group begins
+                close()
+                label, rows = [], []
+            label.append(i)
+        elif table and ROW.match(line):
+            rows.append(i)
+    return out
 
 
 def stub(r):

@@ -238,6 +238,43 @@ def test_grade_deps():
           "make grade-sample builds what 01-transpose/tiled needs, nothing else", str(sorted(got)))
 
 
+def test_kit_names(exs):
+    """A kit's program names no version it leaves out where it lists versions: the header's
+    entries (one may name several: "v12-lag1, v12-lag3  experiments: ...") and the version
+    table's labels of groups of rows (a label whose rows all went goes too). 06's grouped
+    (v9) names none after v9 there."""
+    entry = re.compile(r"^//(\s+)((?:\S+,\s+)*\S+)\s")
+    for ex in exs:
+        prog = dict(ex.kit_files(False))[ex.topic + ".cu"].split("\n")
+        rows = source.version_rows(ex.text().split("\n"))
+        experiments = source.experiment_tags(ex.text().split("\n"), rows)
+        dropped = {r.tag for r in source.dropped_rows(rows, ex.version, experiments)}
+        for other in ex.other_parts():
+            dropped |= {other} | {r.tag for r in source.dropped_rows(rows, other, experiments)}
+        named = []  # (line, tags it names)
+        for line in prog:
+            if not line.startswith("//"):
+                break
+            m = entry.match(line)
+            if m:
+                named.append((line, set(re.split(r",\s+", m.group(2).rstrip(",")))))
+        table = False
+        for line in prog:
+            if source.TABLE_START.match(line):
+                table = True
+            elif table and line.startswith("};"):
+                table = False
+            elif table and line.strip().startswith("//"):
+                named.append((line, set(re.findall(r"\bv\d+[a-z]?(?:-[\w-]+)?", line))))
+        bad = [line.strip() for line, tags in named if tags & dropped]
+        if ex.label == "06-tensor-cores/grouped":
+            bad += [line.strip() for line, tags in named
+                    if any(int(re.match(r"v(\d+)", t).group(1)) > 9 for t in tags
+                           if re.match(r"v\d+", t))]
+        check(not bad, f"{ex.label}: the kit's header entries and version-table labels name no "
+              f"version it leaves out", "; ".join(bad[:3]))
+
+
 def test_kit(ex, tmp):
     dest = os.path.join(tmp, "kits", ex.label.replace("/", "-"))
     p = make("starter", f"CH={ex.chapter}", f"EX={ex.name}", f"DEST={dest}")
@@ -1557,6 +1594,7 @@ def main(argv):
             test_gpu_groups(tmp)
             test_similarity(tmp)
             test_roster_and_deadline(tmp)
+            test_kit_names(exs)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
             test_grading_without_gpu(tmp, gpu)
