@@ -48,6 +48,7 @@ def write_kit(ex, dest, tc):
     # the grading table as the rubric says now, whatever the committed copy holds
     statement = re.sub(r"(<!-- rubric -->\n).*?(<!-- /rubric -->)",
                        lambda m: m.group(1) + rubric_text(ex) + m.group(2), statement, flags=re.S)
+    statement = without_marks(statement)
     with open(os.path.join(dest, "README.md"), "w") as f:
         f.write(statement + "\n" + kit_text_help(ex))
     with open(os.path.join(dest, "ANSWERS.md"), "w") as f:
@@ -60,6 +61,14 @@ def write_kit(ex, dest, tc):
                    "source_sha256": hashlib.sha256(ex.kit_source(False).encode()).hexdigest()},
                   f, indent=2)
         f.write("\n")
+
+
+def without_marks(text):
+    """A statement for the student's eyes: the HTML comments the repository's tools keep in it
+    (make plots' `<!-- rubric -->` block, tables.py's `0.84<!-- ratio ... -->` behind a measured
+    number) taken out, the numbers kept; a line that held only a mark goes whole."""
+    text = re.sub(r"^[ \t]*<!--.*?-->[ \t]*\n", "", text, flags=re.M | re.S)
+    return re.sub(r"<!--.*?-->", "", text, flags=re.S)
 
 
 def answers_template(ex, statement):

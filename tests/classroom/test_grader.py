@@ -275,6 +275,23 @@ def test_kit_names(exs):
               f"version it leaves out", "; ".join(bad[:3]))
 
 
+def test_kit_readme(tmp):
+    """The kit's README.md holds no HTML comment marks (06's grouped statement quotes measured
+    numbers as 0.84<!-- ratio ... -->): the marks go, the numbers stay."""
+    ex = exercises.find_exercise("06-tensor-cores", "grouped")
+    with open(os.path.join(ex.dir, "README.md")) as f:
+        statement = f.read()
+    numbers = re.findall(r"([0-9.]+)<!-- (?:ratio|result) ", statement)
+    dest = os.path.join(tmp, "readme-kit")
+    p = make("starter", f"CH={ex.chapter}", f"EX={ex.name}", f"DEST={dest}")
+    with open(os.path.join(dest, "README.md")) as f:
+        readme = f.read()
+    check(p.returncode == 0 and numbers and "<!--" not in readme and "-->" not in readme
+          and all(n in readme for n in numbers) and "| speed |" in readme,
+          f"{ex.label}: the kit's README.md has no HTML comment marks, and keeps the "
+          f"{len(numbers)} numbers they marked", str(re.findall(r".{20}<!--.{30}", readme)[:2]))
+
+
 def test_kit(ex, tmp):
     dest = os.path.join(tmp, "kits", ex.label.replace("/", "-"))
     p = make("starter", f"CH={ex.chapter}", f"EX={ex.name}", f"DEST={dest}")
@@ -1595,6 +1612,7 @@ def main(argv):
             test_similarity(tmp)
             test_roster_and_deadline(tmp)
             test_kit_names(exs)
+            test_kit_readme(tmp)
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 list(pool.map(lambda e: test_kit(e, tmp), exs))
             test_grading_without_gpu(tmp, gpu)
