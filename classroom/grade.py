@@ -47,13 +47,13 @@ import source  # noqa: E402
 from exercises import (ROOT, UsageError, all_exercises, find_exercise, out_folder,  # noqa: E402
                        validate)
 from kits import write_kit  # noqa: E402
-from reports import (Book, atomic_write, class_gradebook, gradebook_secrets, iso,  # noqa: E402
+from reports import (Book, atomic_write, class_gradebook, counted, gradebook_secrets, iso,  # noqa: E402
                      parse_deadline, read_gradebook, read_roster, row_deadline,
                      update_gradebook, write_gradebook, write_grading)
 from scoring import Grading, region_text, secret_bytes, secret_id, secret_missing  # noqa: E402
 from similarity import THRESHOLD, alike, tokens  # noqa: E402
 from similarity import write_csv as write_similarity  # noqa: E402
-from submission import submitted_at  # noqa: E402
+from submission import kits_below, several_kits, submitted_at  # noqa: E402
 from toolchain import (GraderError, Toolchain, cannot_run, check_built, gpu_count,  # noqa: E402
                        gpu_groups, gpu_lock, gpu_reason, lock_keys, parse_gpus, reference_binary,
                        sanitizer, student_user, verifier_binary, visible_gpus)
@@ -198,8 +198,9 @@ def report_similarity(ex, gradings, out_root, kit, solution):
     path = os.path.join(out_root, "similarity.csv")
     write_similarity(path, rows, short)
     like_ref = sum(1 for _, other, _ in rows if other == "(reference solution)")
-    print(f"wrote {path}: {len(rows) - like_ref} pair(s) of submissions alike at {THRESHOLD:g} or "
-          f"more, {like_ref} alike to the reference solution, {len(short)} too short to compare "
+    print(f"wrote {path}: {counted(len(rows) - like_ref, 'pair', 'pairs')} of submissions alike "
+          f"at {THRESHOLD:g} or more, {like_ref} alike to the reference solution, {len(short)} too "
+          f"short to compare "
           f"(a list to read, not a verdict)")
 
 
@@ -294,6 +295,9 @@ def cmd_grade(args):
         raise UsageError("say what to grade and where the report goes: SUB=<file or kit> OUT=<dir>")
     if not os.path.exists(args.submission):
         raise UsageError(f"no submission at {args.submission}")
+    if os.path.isdir(args.submission) and not os.path.islink(args.submission) and \
+            len(kits_below(ex, args.submission)) > 1:  # no report to hold a 0 that is no grade
+        raise UsageError(f"SUB={args.submission}: {several_kits(kits_below(ex, args.submission))}")
     path = os.path.abspath(args.submission).rstrip("/")
     name = os.path.basename(path)
     if os.path.isfile(path):  # alice.cu is alice; alice/transpose.cu, alice/v01-tiled.cuh too
@@ -330,11 +334,16 @@ def cmd_grade_all(args):
         path = os.path.join(args.submissions, d)
         if d.startswith("."):
             skipped.append((d, "a hidden entry"))
+        elif os.path.isdir(path) and not os.path.islink(path) and len(kits_below(ex, path)) > 1:
+            # which kit is the submission is the student's to say: no row a 0 to be entered
+            skipped.append((d, several_kits(kits_below(ex, path))))
         elif os.path.isdir(path):  # a link too: its grading refuses it, named as a link
             students.append((d, path))
         elif os.path.isfile(path) and d.endswith((".cu", ".cuh")) and not d.startswith(".cu"):
             # a loose alice.cu (a kit of one file) or alice.cuh (the region file) is alice's
             students.append((os.path.splitext(d)[0], path))
+        elif os.path.exists(path) and not os.path.isfile(path):
+            skipped.append((d, "not a regular file (a pipe, device or socket)"))
         else:
             skipped.append((d, "not a student's folder, .cu or .cuh file"))
     book = book_of(args)  # a bad roster or deadline: one line, before anything else is said
@@ -353,8 +362,8 @@ def cmd_grade_all(args):
         for folder, (sid, full) in book.roster.items():
             if folder not in names:
                 print(f"grade-all: {full or sid} ({sid}) has no submission {folder}: a row 'missing'")
-    print(f"grade-all {ex.label}: {len(students)} submissions" +
-          (f", {len(skipped)} entries skipped" if skipped else ""))
+    print(f"grade-all {ex.label}: {counted(len(students), 'submission', 'submissions')}" +
+          (f", {counted(len(skipped), 'entry', 'entries')} skipped" if skipped else ""))
     return grade_many(ex, students, args.out, Toolchain(args, ex), args, False, skipped, book)
 
 

@@ -15,6 +15,11 @@ from xml.etree import ElementTree as ET
 from scoring import secret_bytes, secret_id, secret_missing
 
 
+def counted(n, one, many):
+    """'1 entry', '2 entries': a count with its noun."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def summary(g):
     """The grading in a few lines: the console's, and the head of results.json and report.txt."""
     score, most = g.total()
@@ -231,8 +236,9 @@ def write_gradebook(ex, gradings, path, skipped=(), book=None):
         sid, full = (book.roster or {}).get(name, ("", ""))
         rows.append({"id": sid, "name": full, "student": name, "incomplete": f"skipped: {why}"})
     write_rows(path, head, rows)
-    print(f"wrote {path}: {len(gradings)} students" +
-          (f", {len(skipped)} entries skipped (their rows say why)" if skipped else "") +
+    print(f"wrote {path}: {counted(len(gradings), 'student', 'students')}" +
+          (f", {counted(len(skipped), 'entry', 'entries')} skipped (their rows say why)"
+           if skipped else "") +
           (f", {len(missing)} on the roster with no submission (rows 'missing')" if missing else "") +
           (f", {len(extra)} not on the roster (graded, flagged)" if extra else ""))
 

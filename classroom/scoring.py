@@ -37,7 +37,7 @@ import speed
 from exercises import UsageError, rules_broken
 from sandbox import run
 from submission import read_submission
-from toolchain import GraderError
+from toolchain import GraderError, first_error
 
 PARALLEL_CASES = 4     # correctness and sanitizer runs at once (speed runs alone)
 
@@ -205,7 +205,9 @@ class Grading:
             self.binary = binary
             return True
         why = "timed out" if r.timed_out else f"exit {r.rc}"
-        compile_case.result(False, f"does not compile ({why}):\n{log}")
+        first = first_error(log)  # on the case's first line, which the console's summary shows
+        compile_case.result(False, f"does not compile ({why})" + (f": {first[:200]}" if first else "")
+                            + f"\n{log}")
         self.not_run(("correct", "sanitize", "speed"), "the submission does not compile")
         return False
 

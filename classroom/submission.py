@@ -32,10 +32,11 @@ def read_submission(ex, sub, notes):
     links = [path.rstrip(os.sep) or path]  # what must not be a symbolic link
     if os.path.isdir(path):
         # the kit itself, or the kit one folder down (an unpacked archive)
-        here = lambda d: any(os.path.lexists(os.path.join(d, n)) for n in kit)
-        inner = [d for d in glob.glob(os.path.join(path, "*", "")) if here(d)]
-        if not here(path) and len(inner) == 1:
-            path = inner[0].rstrip(os.sep)
+        inner = kits_below(ex, path)
+        if len(inner) > 1:
+            raise source.RegionError(several_kits(inner))
+        if len(inner) == 1:
+            path = os.path.join(path, inner[0])
             links.append(path)
         folder = path
         if all(os.path.lexists(os.path.join(folder, n)) for n in holders):
@@ -45,10 +46,19 @@ def read_submission(ex, sub, notes):
         else:
             found = sorted(glob.glob(os.path.join(folder, "*.cu")) +
                            glob.glob(os.path.join(folder, "*.cuh")))
-            if len(found) != 1:
+            if len(found) > 1:
+                raise source.RegionError(
+                    f"no {' or '.join(holders)} in the submission folder, and {len(found)} other "
+                    f"source files ({', '.join(os.path.basename(f) for f in found[:4])}"
+                    f"{', ...' if len(found) > 4 else ''}): hand in {' and '.join(holders)}")
+            if not found:
                 raise source.RegionError(f"no {' or '.join(holders)} in the submission folder "
                                          f"(the file that holds the regions)")
             names = [os.path.basename(found[0])]
+            # a lone file of another name (v1-tiled.cuh): graded as the one it stands for, said
+            as_ = holders[0] if names[0].endswith(".cuh") and len(holders) == 1 else \
+                f"{program} (a kit of one file)"
+            notes.append(f"read {names[0]} as {as_}, the only source file there")
         paths = [os.path.join(folder, n) for n in names]
     else:
         paths = [path]
@@ -57,14 +67,24 @@ def read_submission(ex, sub, notes):
     if linked:
         raise source.RegionError(f"{linked[0]} is a symbolic link; a submission must be its "
                                  f"own files")
-    pieces = []
+    pieces, raw = [], []
     for p in paths:
-        data = read_regular(p, LIMIT) if os.path.isfile(p) else None
+        data = read_regular(p, LIMIT + 1) if os.path.isfile(p) else None
         if data is None:
             raise source.RegionError(f"no submission at {sub}")
+        if len(data) > LIMIT:  # cut, it would be graded as what it is not
+            raise source.RegionError(f"{os.path.basename(p)} is {mib(os.path.getsize(p))} MiB; "
+                                     f"the grader reads at most {LIMIT >> 20} MiB")
         pieces.append((os.path.basename(p), data.decode("utf-8", "replace")))
+        raw.append((os.path.basename(p), data))
     if not any(source.MARK.match(l) and source.MARK.match(l).group(1) == ex.name
                for _, text in pieces for l in text.split("\n")):
+        for name, data in raw:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise source.RegionError(f"{name} is not a text file (it is not UTF-8): hand in "
+                                         f"the source of {' and '.join(holders)}") from None
         raise source.RegionError(f"no region of exercise {ex.name} in the submission: hand in "
                                  f"{' and '.join(holders)} (the file holding the regions) or the "
                                  f"kit folder")
@@ -78,6 +98,27 @@ def read_submission(ex, sub, notes):
         notes.append("changes outside the exercise's regions are ignored (the kit's own text is "
                      "used): " + "; ".join(changed))
     return pieces
+
+
+def kits_below(ex, path):
+    """The folders one level down in the folder `path` that hold a kit (an unpacked archive:
+    alice/tiled-kit/), by name; none when `path` holds the kit's files itself."""
+    kit = [n for n, _ in ex.kit_files(False)]
+    here = lambda d: any(os.path.lexists(os.path.join(d, n)) for n in kit)
+    if here(path):
+        return []
+    return sorted(os.path.basename(d.rstrip(os.sep))
+                  for d in glob.glob(os.path.join(path, "*", "")) if here(d))
+
+
+def several_kits(inner):
+    """Why a folder with several kits one folder down is not graded: which of them to keep is the
+    student's to say, not the grader's."""
+    return f"{len(inner)} kits one folder down ({', '.join(inner)}): keep one"
+
+
+def mib(size):
+    return f"{size / (1 << 20):.0f}" if size >= 10 << 20 else f"{size / (1 << 20):.1f}"
 
 
 def kit_file(ex, kit, name, holders):

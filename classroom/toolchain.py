@@ -254,9 +254,22 @@ def reference_binary(ex, tc):
         r = run(tc.command(src, tmp), d, 600, env=dict(os.environ))
         os.remove(src)
         if r.rc != 0:
-            raise GraderError(f"the reference solution of {ex.label} does not compile:\n{r.output}")
+            log = os.path.join(d, "compile.log")
+            with open(log, "w") as f:
+                f.write(r.output)
+            first = first_error(r.output)
+            raise GraderError(f"the reference solution of {ex.label} does not compile"
+                              f"{': ' + first[:200] if first else ''} (the whole log: "
+                              f"{os.path.relpath(log, ROOT)})")
         os.replace(tmp, binary)
     return binary
+
+
+def first_error(log):
+    """The first line of a compiler's log that says what went wrong (an error, an undefined
+    reference at the link), or ""."""
+    return next((l.strip() for l in log.split("\n")
+                 if re.search(r"\berror\b|undefined reference", l, re.I)), "")
 
 
 def verifier_binary(ex):

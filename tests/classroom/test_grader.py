@@ -480,6 +480,78 @@ def test_submission_layouts(tmp):
               "the file to hand in", str(e))
 
 
+def test_submission_mistakes(tmp):
+    """A student's mistake in handing in is named for what it is: a file too large to read
+    whole, one that is not text, two kits one folder down (no row a 0: skipped, which kit is
+    theirs to say), a lone file of another name (graded, with a note), a pipe in the
+    submissions folder; a compile error's summary line says the error; counts read as words."""
+    import submission
+    ex = exercises.find_exercise("01-transpose", "tiled")
+    sol = ex.kit_source(True)
+    base = os.path.join(tmp, "mistakes")
+
+    def refused(path):
+        try:
+            submission.read_submission(ex, path, [])
+            return ""
+        except source.RegionError as e:
+            return str(e)
+    big = write_sub(os.path.join(base, "big"), ex, sol, "regions")
+    with open(os.path.join(big, "v01-tiled.cuh"), "a") as f:
+        f.write(("// " + "x" * 60 + "\n") * (5 << 14))  # 5 MiB of comment after the regions
+    why = refused(big)
+    check(why.startswith("v01-tiled.cuh is 5.") and "reads at most 4 MiB" in why,
+          "a region file over 4 MiB is refused as too large, with its size, not cut", why)
+    binary = os.path.join(base, "binary")
+    os.makedirs(binary)
+    with open(os.path.join(binary, "v01-tiled.cuh"), "wb") as f:
+        f.write(bytes(range(256)) * 64)
+    why = refused(binary)
+    check("v01-tiled.cuh is not a text file" in why, "a region file that is not text says so", why)
+    for k in ("sub1", "sub2"):
+        write_sub(os.path.join(base, "subs-a", "jill", k), ex, sol)
+    why = refused(os.path.join(base, "subs-a", "jill"))
+    check(why == "2 kits one folder down (sub1, sub2): keep one",
+          "a folder with two kits one folder down names them", why)
+    carol = write_sub(os.path.join(base, "subs-b", "carol"), ex, sol, "regions")
+    os.rename(os.path.join(carol, "v01-tiled.cuh"), os.path.join(carol, "v1-tiled.cuh"))
+    write_sub(os.path.join(base, "subs-a", "sam"), ex, with_bodies(
+        sol, ex.name, {0: ["__shared__ float tile[TILE][TILE];", "this is not C++;"]}))
+    os.mkfifo(os.path.join(base, "subs-b", "kim.cuh"))
+    runs = {}
+    for run in ("a", "b"):
+        runs[run] = make("grade-all", "CH=01-transpose", "EX=tiled",
+                         f"SUBS={os.path.join(base, 'subs-' + run)}",
+                         f"OUT={os.path.join(base, 'out-' + run)}")
+    a, b = runs["a"], runs["b"]
+    with open(os.path.join(base, "out-a", "gradebook.csv")) as f:
+        book = {r["student"]: r for r in csv.DictReader(f)}
+    check("jill" in book and book["jill"]["total"] == "" and "2 kits one folder down" in
+          book["jill"]["incomplete"] and "skipped jill: 2 kits one folder down (sub1, sub2): keep "
+          "one" in a.stdout, "grade-all: a folder with two kits one folder down is skipped, named, "
+          "its row without a total", a.stdout[-400:])
+    p = make("grade", "CH=01-transpose", "EX=tiled", f"SUB={os.path.join(base, 'subs-a', 'jill')}",
+             f"OUT={os.path.join(base, 'out-jill')}")
+    lines = [l for l in p.stderr.split("\n") if l.startswith("grade:")]
+    check(p.returncode != 0 and "Error 2" in p.stderr and len(lines) == 1 and "keep one" in lines[0]
+          and not os.path.exists(os.path.join(base, "out-jill", "results.json")),
+          "grade: a folder with two kits one folder down: one line, exit 2, no results", p.stderr)
+    compile_line = next((l for l in a.stdout.split("\n") if l.strip().startswith("compile ")
+                         and "does not compile" in l), "")
+    check(re.search(r"does not compile \(exit \d+\): .*error", compile_line) is not None,
+          "a compile error's summary line names the error", compile_line)
+    check("1 submission, 1 entry skipped" in a.stdout and "1 student, 1 entry skipped" in a.stdout
+          and "(s)" not in a.stdout and reports.counted(2, "pair", "pairs") == "2 pairs",
+          "grade-all counts in words: 1 submission, 1 entry, 1 student", a.stdout[-400:])
+    check("skipped kim.cuh: not a regular file (a pipe, device or socket)" in b.stdout,
+          "grade-all: a pipe named kim.cuh is skipped as not a regular file", b.stdout[-300:])
+    with open(os.path.join(base, "out-b", "carol", "report.txt")) as f:
+        report = f.read()
+    check("note: read v1-tiled.cuh as v01-tiled.cuh, the only source file there" in report
+          and "compiled" in report, "a lone file of another name is graded, and the report says "
+          "which file it was read as", report[:600])
+
+
 def test_splicer():
     ex = exercises.find_exercise("01-transpose", "tiled")
     kit, sol = ex.kit_source(False), ex.kit_source(True)
@@ -1600,6 +1672,7 @@ def main(argv):
             test_grade_deps()
             test_splicer()
             test_submission_layouts(tmp)
+            test_submission_mistakes(tmp)
             test_substeps()
             test_rules()
             test_sandbox(tmp)
