@@ -552,6 +552,26 @@ def test_submission_mistakes(tmp):
           "which file it was read as", report[:600])
 
 
+def test_instructors_doc():
+    """docs/instructors.md writes the kit outside the checkout (inside, git status lists it and
+    GitHub Classroom's git init nests a repository), and its list of what the autograder's zip
+    holds names each file of the chapter that the zip packs."""
+    sys.path.insert(0, os.path.join(ROOT, "classroom"))
+    import autograder
+    with open(os.path.join(ROOT, "docs", "instructors.md")) as f:
+        doc = f.read()
+    starter = re.findall(r"make starter CH=\S+ EX=\S+ DEST=(\S+)", doc)
+    check(starter and all(d.startswith(("$HOME/", "/")) for d in starter),
+          "instructors.md: make starter writes the kit outside the checkout", str(starter))
+    listed = " ".join(re.findall(r"^    chapters/01-transpose/(.*)$", doc, re.M))
+    packed = [os.path.basename(p) for p, _ in autograder.packed_files("01-transpose", "tiled")
+              if p.startswith("chapters/01-transpose/") and "/exercises/" not in p]
+    missing = [n for n in packed if n not in listed and not re.fullmatch(r"v0[1-9]-.*\.cuh", n)]
+    check(packed and not missing and "plants/" in doc.split("### Gradescope", 1)[1][:3000],
+          "instructors.md: the zip's list names the chapter's files it packs (headline too) and "
+          "says classroom/'s plants stay out", str(missing))
+
+
 def test_splicer():
     ex = exercises.find_exercise("01-transpose", "tiled")
     kit, sol = ex.kit_source(False), ex.kit_source(True)
@@ -1673,6 +1693,7 @@ def main(argv):
             test_splicer()
             test_submission_layouts(tmp)
             test_submission_mistakes(tmp)
+            test_instructors_doc()
             test_substeps()
             test_rules()
             test_sandbox(tmp)
