@@ -99,12 +99,14 @@ def packed_files(chapter, exercise):
 
 
 def setup_sh(chapter):
+    """setup.sh for the chapter, with the libraries its chapter.mk links (-lcublas, -lnccl)."""
     mk = os.path.join(ROOT, "chapters", chapter, "chapter.mk")
-    nccl = False
+    libs = []
     if os.path.isfile(mk):
         with open(mk) as f:
-            nccl = "-lnccl" in f.read()  # 07-multi-gpu's baseline
-    return SETUP_SH.replace("@CHAPTER@", chapter).replace("@NCCL@", "1" if nccl else "0")
+            for m in re.finditer(r"^\S+_LIBS\s*:?=\s*(.*)$", f.read(), re.M):
+                libs += [l for l in re.findall(r"-l(\S+)", m.group(1)) if l not in libs]
+    return SETUP_SH.replace("@CHAPTER@", chapter).replace("@LIBS@", " ".join(libs))
 
 
 SETUP_SH = r"""#!/usr/bin/env bash
@@ -112,10 +114,13 @@ SETUP_SH = r"""#!/usr/bin/env bash
 # zip (written by `make autograder` for chapter @CHAPTER@; docs/instructors.md walks through it).
 # It installs what grading needs, and only what is missing:
 #   - the CUDA toolkit (nvcc, compute-sanitizer, cuBLAS), from NVIDIA's apt repository for this
-#     Ubuntu release; nothing where nvcc is already there;
+#     Ubuntu release, where nvcc, compute-sanitizer or a library of the toolkit that the chapter
+#     links is not there;
 #   - make and the host compiler (build-essential);
 #   - Python 3.11 or later, or the tomli package for an older python3 (Ubuntu 22.04 has 3.10);
 #   - NCCL, for a chapter that links it (07-multi-gpu).
+# The chapter's libraries are looked for where the linker finds them (ldconfig) and in the
+# toolkit's own folder.
 # Base image: Ubuntu. On Gradescope that is its own base image (Ubuntu 22.04 by default), which
 # has no CUDA: this script installs the toolkit. A GPU machine of your own runs the same zip on an
 # NVIDIA CUDA devel image on Ubuntu (nvidia/cuda:<12.x or 13.x>-devel-ubuntu22.04 or -ubuntu24.04),
@@ -125,19 +130,24 @@ SETUP_SH = r"""#!/usr/bin/env bash
 #   setup.sh --check     install nothing; list what is missing (exit 1 if anything is)
 set -eu
 cuda_package=${KL_CUDA_PACKAGE:-cuda-toolkit-13-0}  # the toolkit the project is tested with
-nccl=@NCCL@
+libs="@LIBS@"  # the libraries chapter @CHAPTER@ links (its chapter.mk)
 export PATH="$PATH:/usr/local/cuda/bin"
+have_lib() {
+    ldconfig -p 2>/dev/null | grep -q "lib$1\.so" ||
+        ls /usr/local/cuda/lib64/lib"$1".so* /usr/local/cuda/targets/*/lib/lib"$1".so* >/dev/null 2>&1
+}
 
 missing=()
 command -v nvcc >/dev/null 2>&1 || missing+=(cuda)
+command -v compute-sanitizer >/dev/null 2>&1 || missing+=(compute-sanitizer)
+for lib in $libs; do
+    have_lib "$lib" || missing+=("$lib")
+done
 command -v make >/dev/null 2>&1 && command -v g++ >/dev/null 2>&1 || missing+=(build-essential)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import tomllib' 2>/dev/null &&
     ! python3 -c 'import tomli' 2>/dev/null; then
     missing+=(tomli)
-fi
-if [ "$nccl" = 1 ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so'; then
-    missing+=(nccl)
 fi
 
 if [ "${1:-}" = --check ]; then
@@ -154,7 +164,11 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends ca-certificates curl build-essential python3
 have() { [[ " ${missing[*]} " == *" $1 "* ]]; }
-if have cuda || have nccl; then
+toolkit=0  # compute-sanitizer and cuBLAS come with the toolkit
+for m in "${missing[@]}"; do
+    case $m in cuda | compute-sanitizer | cublas*) toolkit=1 ;; esac
+done
+if [ $toolkit = 1 ] || have nccl; then
     . /etc/os-release
     arch=$(dpkg --print-architecture)
     case $arch in amd64) arch=x86_64 ;; arm64) arch=sbsa ;; esac
@@ -165,7 +179,7 @@ if have cuda || have nccl; then
         rm -f /tmp/cuda-keyring.deb
         apt-get update
     fi
-    if have cuda; then apt-get install -y --no-install-recommends "$cuda_package"; fi
+    if [ $toolkit = 1 ]; then apt-get install -y --no-install-recommends "$cuda_package"; fi
     if have nccl; then apt-get install -y --no-install-recommends libnccl2 libnccl-dev; fi
 fi
 # python3 may be new here (an NVIDIA CUDA image has none): ask it now

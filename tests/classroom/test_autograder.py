@@ -18,6 +18,7 @@ line per check, counted by tests/run.sh.
 import glob
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -316,6 +317,8 @@ def test_setup_sh(zip_path, tmp):
     path = os.environ.get("PATH", "") + ":/usr/local/cuda/bin"
     if not shutil.which("nvcc", path=path):
         want.append("cuda")
+    if not shutil.which("compute-sanitizer", path=path):
+        want.append("compute-sanitizer")
     if not (shutil.which("make") and shutil.which("g++")):
         want.append("build-essential")
     if not shutil.which("python3"):
@@ -330,6 +333,20 @@ def test_setup_sh(zip_path, tmp):
     check(said == expect and p.returncode == (1 if want else 0),
           f"setup.sh --check finds what this machine lacks ({', '.join(want) or 'nothing'}) and "
           f"installs nothing", f"said {said!r}, exit {p.returncode}")
+    # the chapter's libraries: 03's cuBLAS, 07's NCCL, each checked; one that is nowhere is named
+    import autograder
+    libs = {ch: re.search(r'^libs="([^"]*)"', autograder.setup_sh(ch), re.M)
+            for ch in ("01-transpose", "03-matmul", "07-multi-gpu")}
+    script = os.path.join(tmp, "setup-nosuch.sh")
+    with open(script, "w") as f:
+        f.write(re.sub(r'^libs="[^"]*"', 'libs="cublas kl-no-such-library"',
+                       autograder.setup_sh("03-matmul"), flags=re.M))
+    p = subprocess.run(["bash", script, "--check"], capture_output=True, text=True)
+    check([m.group(1) if m else None for m in libs.values()] == ["", "cublas", "nccl"]
+          and p.returncode == 1 and p.stdout.strip().startswith("setup.sh: missing: ")
+          and p.stdout.strip().endswith(" kl-no-such-library"),
+          "setup.sh --check checks the libraries the chapter links (03: cublas, 07: nccl) and "
+          "names one that is missing", f"{[m and m.group(1) for m in libs.values()]} {p.stdout!r}")
 
 
 def test_run_without_gpu(zip_path, tmp):
