@@ -332,11 +332,13 @@ def cmd_grade_all(args):
     students, skipped = [], []
     for d in sorted(os.listdir(args.submissions)):
         path = os.path.join(args.submissions, d)
+        own_folder = os.path.isdir(path) and not os.path.islink(path)
+        inner = kits_below(ex, path) if own_folder and not d.startswith(".") else []
         if d.startswith("."):
             skipped.append((d, "a hidden entry"))
-        elif os.path.isdir(path) and not os.path.islink(path) and len(kits_below(ex, path)) > 1:
+        elif len(inner) > 1:
             # which kit is the submission is the student's to say: no row a 0 to be entered
-            skipped.append((d, several_kits(kits_below(ex, path))))
+            skipped.append((d, several_kits(inner)))
         elif os.path.isdir(path):  # a link too: its grading refuses it, named as a link
             students.append((d, path))
         elif os.path.isfile(path) and d.endswith((".cu", ".cuh")) and not d.startswith(".cu"):

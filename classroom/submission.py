@@ -56,9 +56,9 @@ def read_submission(ex, sub, notes):
                                          f"(the file that holds the regions)")
             names = [os.path.basename(found[0])]
             # a lone file of another name (v1-tiled.cuh): graded as the one it stands for, said
-            as_ = holders[0] if names[0].endswith(".cuh") and len(holders) == 1 else \
+            stands_for = holders[0] if names[0].endswith(".cuh") and len(holders) == 1 else \
                 f"{program} (a kit of one file)"
-            notes.append(f"read {names[0]} as {as_}, the only source file there")
+            notes.append(f"read {names[0]} as {stands_for}, the only source file there")
         paths = [os.path.join(folder, n) for n in names]
     else:
         paths = [path]
@@ -118,6 +118,7 @@ def several_kits(inner):
 
 
 def mib(size):
+    """A size in MiB for a message: one decimal below 10 MiB."""
     return f"{size / (1 << 20):.0f}" if size >= 10 << 20 else f"{size / (1 << 20):.1f}"
 
 
