@@ -29,11 +29,11 @@ def number(v):
 
 def short_size(row):
     """'8192' for a square (8192 x 8192 or 8192 x 8192 x 8192), '2^28' for a large power of two
-    along one dimension, else '4096 x 8192 x 2048'."""
+    along one dimension (from 2^10), else '4096 x 8192 x 2048'."""
     dims = [int(d) for d in (row["m"], row["n"], row["k"]) if d != "1"] or [1]
     if len(set(dims)) == 1 and len(dims) > 1:
         return str(dims[0])
-    if len(dims) == 1 and dims[0] >= 1 << 16 and dims[0] & (dims[0] - 1) == 0:
+    if len(dims) == 1 and dims[0] >= 1 << 10 and dims[0] & (dims[0] - 1) == 0:
         return f"2^{dims[0].bit_length() - 1}"
     return size_label(row)
 
@@ -45,13 +45,18 @@ def size_words(chapter, row):
     if sum(d != "1" for d in (row["m"], row["n"], row["k"])) > 1:
         return size_label(row)
     if chapter.startswith("07-"):
-        b = 4 * int(row["n"])
-        unit = next((f"{b >> s} {u}" for s, u in ((30, "GiB"), (20, "MiB"), (10, "KiB"))
-                     if b >= 1 << s and b % (1 << s) == 0), f"{b:,} B")
-        return f"{unit} a GPU (n = {size})"
-    # what n counts where it is a buffer's length (02's n is a matrix's side)
-    what = {"04-atomics": " bytes", "05-reduction": " floats"}.get(chapter, "")
-    return f"n = {size}{what}"
+        return f"{bytes_words(4 * int(row['n']))} a GPU (n = {size})"
+    return f"n = {size}{N_COUNTS.get(chapter, '')}"
+
+
+# what n counts where it is a buffer's length (02's n is a matrix's side; 07's n floats a GPU)
+N_COUNTS = {"04-atomics": " bytes", "05-reduction": " floats", "07-multi-gpu": " floats a GPU"}
+
+
+def bytes_words(b):
+    """'4 KiB', '1 GiB', or the count of bytes where no binary unit divides it."""
+    return next((f"{b >> s} {u}" for s, u in ((30, "GiB"), (20, "MiB"), (10, "KiB"))
+                 if b >= 1 << s and b % (1 << s) == 0), f"{b:,} B")
 
 
 def timing_words(row, timings):
@@ -165,8 +170,14 @@ def sweep(chapter, rows, out_dir, gpu, looks):
     ax.set_xscale("log")
     first = [next(r for r in square if size_key(r) == s) for s in sizes]
     dims = max(sum(d != "1" for d in (r["m"], r["n"], r["k"])) for r in square)
-    ax.set_xticks(sizes, [short_size(r) for r in first], rotation=30, fontsize=7, ha="right")
-    ax.set_xlabel({0: "n", 1: "n", 2: "square sizes (m = n)"}.get(dims, "square sizes (m = n = k)"))
+    if chapter.startswith("07-"):  # the buffer each GPU holds, as the README's tables write it
+        ax.set_xticks(sizes, [bytes_words(4 * int(r["n"])) for r in first], rotation=30,
+                      fontsize=7, ha="right")
+        ax.set_xlabel("buffer a GPU (n floats, 4 n bytes)")
+    else:
+        ax.set_xticks(sizes, [short_size(r) for r in first], rotation=30, fontsize=7, ha="right")
+        ax.set_xlabel({0: "n", 1: "n" + N_COUNTS.get(chapter, "")}.get(
+            dims, "square sizes (m = n)" if dims == 2 else "square sizes (m = n = k)"))
     for a in axes:
         if a.get_yscale() == "log":
             a.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
