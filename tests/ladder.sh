@@ -4,10 +4,12 @@
 # with another letter: 04's counters are cNN-idea.cuh). A step that needed several ideas is a
 # chain of sub-steps, each a version of its own: v6 -> v6a -> v6b -> v7 (vNNa-idea.cuh; the
 # letters a..w, x being an experiment's). Each file's first line names it:
-# "// ---- v6 regblock ----". Neighbours are neighbours on the same letter's ladder.
+# "// ---- v6 regblock ----". Neighbours are neighbours on the same letter's ladder, unless the
+# title names the step it grows from: "// ---- c5 aggregated (from c1) ----" is a step from c1,
+# not from c4 (a ladder that branches: 04's counters, 07's v6 from v5 rather than v5a).
 #   ladder.sh ladder CH          each step of the main ladder: tag, idea, file, lines changed
 #                                from the step before; then the experiments, under their version
-#   ladder.sh diff CH [A] B      the step from A to B as a unified diff (A: the step before B)
+#   ladder.sh diff CH [A] B      the step from A to B as a unified diff (A: the step B grows from)
 #   ladder.sh sizes CH           "A B changed" for each neighbouring pair (make test reads it)
 # Exit codes: 0, 2 for a bad chapter or tag (one line on stderr).
 set -u
@@ -21,15 +23,18 @@ what=${1:-} ch=${2:-}
 dir=$(chapters "$ch" 2>/dev/null) || die "$what" "no chapter '$ch' (ls chapters)"
 ch=$(basename "$dir")
 
-# "tag idea file" for each version file, main ladder and experiments, in file-name order
+# "tag idea file from" for each version file, main ladder and experiments, in file-name order
+# (from: the step it grows from where its title names one, else empty)
 files() {
-    local f title
+    local f title from
     for f in "$dir"/[a-z][0-9][0-9]*.cuh; do
         [ -f "$f" ] || continue
         # "// ---- v6 regblock ------" -> "v6<TAB>regblock<TAB>file"; an experiment's file may
         # name several ("v0-transposed and v1-transposed"): its idea is the whole title
         title=$(head -n 1 "$f" | sed -n 's|^// ---- \([a-z][0-9][^ ]*\) \(.*[^ -]\)[ -]*$|\1\t\2|p')
-        [ -n "$title" ] && printf '%s\t%s\n' "$title" "$f"
+        [ -n "$title" ] || continue
+        from=$(sed -n 's|.*(from \([a-z][0-9][^ )]*\))$|\1|p' <<< "$title")
+        printf '%s\t%s\t%s\n' "${title% (from *}" "$f" "$from"
     done
 }
 STEP='^[a-z][0-9]+[a-w]?$'  # v6, v6a: a rung of the main ladder (v6-ldg is an experiment)
@@ -54,15 +59,17 @@ ladder)
     echo "$ch: the ladder, one file a step (make diff CH=$ch A=vN B=vM shows a step)"
     printf '  %-5s %-12s %-28s %s\n' tag idea file "changed from the step before"
     prev="" ptag=""
-    while IFS=$'\t' read -r tag idea f; do
+    while IFS=$'\t' read -r tag idea f from; do
         [ "$(letter "$tag")" = "$(letter "${ptag:-$tag}")" ] || prev=""
-        if [ -n "$prev" ]; then size=$(changed "$prev" "$f"); else size="(the first step)"; fi
+        [ -z "$from" ] || prev=$(file_of "$from")
+        if [ -n "$prev" ]; then size="$(changed "$prev" "$f")${from:+ (from $from)}"
+        else size="(the first step)"; fi
         printf '  %-5s %-12s %-28s %s\n' "$tag" "$idea" "$(basename "$f")" "$size"
         prev=$f ptag=$tag
     done < <(main_ladder)
     if files | awk -F'\t' -v s="$STEP" '$1 !~ s' | grep -q .; then
         echo "Experiments, each against the version it varies:"
-        while IFS=$'\t' read -r tag idea f; do
+        while IFS=$'\t' read -r tag idea f _; do
             base=$(file_of "${tag%%-*}")
             size=${base:+$(changed "$base" "$f")}
             printf '  %-14s %-28s %-12s %s\n' "$tag" "$(basename "$f")" "${size:-}" "$idea"
@@ -71,8 +78,9 @@ ladder)
     ;;
 sizes)
     prev="" ptag=""
-    while IFS=$'\t' read -r tag idea f; do
+    while IFS=$'\t' read -r tag idea f from; do
         [ "$(letter "$tag")" = "$(letter "${ptag:-$tag}")" ] || prev=""
+        [ -z "$from" ] || prev=$(file_of "$from") ptag=$from
         if [ -n "$prev" ]; then
             set -- $(changed "$prev" "$f")
             echo "$ptag $tag $(( ${1#+} + ${2#-} ))"
@@ -89,7 +97,7 @@ diff)
     if [ -z "$a" ]; then
         case $b in
         *-*) a=${b%%-*} ;;  # an experiment: against the version it varies
-        *) a=$(main_ladder | awk -F'\t' -v t="$b" '$1 == t {if (substr(p, 1, 1) == substr(t, 1, 1)) print p; exit} {p = $1}') ;;
+        *) a=$(main_ladder | awk -F'\t' -v t="$b" '$1 == t {if ($4 != "") print $4; else if (substr(p, 1, 1) == substr(t, 1, 1)) print p; exit} {p = $1}') ;;
         esac
         [ -n "$a" ] || die diff "$b is the first step: there is nothing before it"
     fi
@@ -99,7 +107,8 @@ diff)
     [ -t 1 ] && color=always
     echo "$ch: $a -> $b ($(changed "$fa" "$fb") lines)"
     diff -u --color="$color" --label "$fa" --label "$fb" "$fa" "$fb"
-    [ $? -le 1 ]  # diff says 1 when the files differ, as they should
+    rc=$?  # 1 when the files differ, as they should; 141 when a reader (| head) stopped early
+    [ $rc -le 1 ] || [ $rc -eq 141 ]
     ;;
 *)
     die ladder "usage: ladder.sh ladder|diff|sizes CH [A] B"

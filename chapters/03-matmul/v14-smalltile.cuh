@@ -1,4 +1,4 @@
-// ---- v14 smalltile ------------------------------------------------------------------------------
+// ---- v14 smalltile (from v12) -------------------------------------------------------------------
 // v12's kernel with a quarter of its tile: 64 x 128 results a block, 4 warps of 64 x 32 (each
 // thread 8 x 8 as in v8: v12's warps, 128 rows tall, do not fit), three blocks an SM. Where the
 // tiles are few, four times as many SMs get work; where they are many, a last, partial round

@@ -1,4 +1,4 @@
-// ---- v20 dmma -----------------------------------------------------------------------------------
+// ---- v20 dmma (from v9) -------------------------------------------------------------------------
 // The multiply-adds move from the CUDA cores to the FP64 tensor cores, which cuBLAS DGEMM uses
 // to run at twice the CUDA cores' peak: mma.sync (8.0 and later), where the 32 lanes of a warp
 // hold three small matrices in registers and one instruction computes D = A B + D, here m8n8k4

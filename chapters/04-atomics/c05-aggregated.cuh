@@ -1,4 +1,4 @@
-// ---- c5 aggregated ------------------------------------------------------------------------------
+// ---- c5 aggregated (from c1) --------------------------------------------------------------------
 
 // c1 again, but before the atomic each lane asks the warp which lanes hold the same counter
 // (__match_any_sync returns that set as a bit mask). The lowest lane of each set adds the set's

@@ -1,4 +1,4 @@
-// ---- c6 sub ------------------------------------------------------------------------------------
+// ---- c6 sub (from c1) ---------------------------------------------------------------------------
 
 // c1 with the sign turned: atomicSub(&count[a], 1). The hardware has no subtracting atomic; the
 // compiler negates the operand and emits the same reduction as c1 (REDG.E.ADD of -1), so it is

@@ -1,4 +1,4 @@
-// ---- c7 inc ------------------------------------------------------------------------------------
+// ---- c7 inc (from c1) ---------------------------------------------------------------------------
 
 // atomicInc(&count[a], limit) stores old + 1, or 0 when old has reached the limit: a counter
 // that goes round 0, 1, ..., limit, 0, ... Its returned value would be the next slot of a ring

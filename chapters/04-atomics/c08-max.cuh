@@ -1,4 +1,4 @@
-// ---- c8 max ------------------------------------------------------------------------------------
+// ---- c8 max (from c4-int) -----------------------------------------------------------------------
 
 // c4's maximum done by the hardware: atomicMax on the integer keys behind c4's values (its
 // value is key / 64, so the orders agree). A reduction at L2 (REDG.E.MAX.S32): every update

@@ -1,4 +1,4 @@
-// ---- c9 bitwise --------------------------------------------------------------------------------
+// ---- c9 bitwise (from c1) -----------------------------------------------------------------------
 
 // atomicAnd, atomicOr and atomicXor: the same reduction at L2 as c1 with a logic function in
 // place of the adder (REDG.E.AND, .OR, .XOR). Update i does the one bitwise_op(i) names, so

@@ -1,4 +1,4 @@
-// ---- c10 tickets -------------------------------------------------------------------------------
+// ---- c10 tickets (from c1) ----------------------------------------------------------------------
 
 // c1, keeping what atomicAdd returns: the value the counter held just before this update's
 // add. The adds on one counter are done one after another at L2, so a counter that receives

@@ -1,4 +1,4 @@
-// ---- v6 oneshot ---------------------------------------------------------------------------------
+// ---- v6 oneshot (from v5) -----------------------------------------------------------------------
 // For a small buffer the fixed costs of a call are all of its time: v5's 2(G - 1) steps of flags,
 // and between calls the host ordering them across GPUs. One shot: one kernel a GPU, whose blocks
 // meet the other GPUs' blocks (meet.cuh) and then load every GPU's whole input over NVLink and

@@ -1,4 +1,4 @@
-// ---- v6c ll -------------------------------------------------------------------------------------
+// ---- v6c ll (from v6a) --------------------------------------------------------------------------
 // v6a's one meeting is a flag's round trip over NVLink before any data moves. LL (NCCL's "low
 // latency" protocol) sends the flag with the data: each GPU pushes every float of its input, as
 // one 8-byte word (the float, and the call's number beside it) written with one 64-bit store,

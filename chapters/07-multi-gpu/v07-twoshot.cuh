@@ -1,4 +1,4 @@
-// ---- v7 twoshot ---------------------------------------------------------------------------------
+// ---- v7 twoshot (from v6) -----------------------------------------------------------------------
 // v6 on more than two GPUs loads G/2 times the bytes that reduce-scatter + all-gather need. Two
 // shots: v4's algorithm in one kernel. Block b sums slice b of our shard from every GPU's input,
 // meets, then loads slice b of every other GPU's shard from its result: one meeting more than
