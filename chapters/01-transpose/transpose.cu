@@ -3,7 +3,7 @@
 //
 //   memcpy      (baseline) cudaMemcpy of the same bytes: what the memory system can do
 //   copy        (baseline) a plain copy kernel: what a kernel with perfect access can do
-//   v0 naive      one thread per element; reads coalesced, writes 32 rows apart
+//   v0 naive      one thread per element; reads coalesced, writes to 32 different rows
 //   v1 tiled      a 32 x 32 tile staged in shared memory, so reads and writes are both
 //                 coalesced; the column reads from shared memory hit one bank 32 times
 //   v2 padded     one extra column in the tile moves each row to the next bank: no conflicts

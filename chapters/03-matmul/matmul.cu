@@ -4,7 +4,7 @@
 //   cublas      (baseline) cuBLAS GEMM in strict FP32 (FP64 in the -f64 build): the target
 //   cublas-tf32 (baseline) cuBLAS on the tensor cores with TF32 inputs: a different arithmetic,
 //               shown for context only (not in the -f64 build)
-//   v0 naive      one thread per result; a warp walks down 32 rows of A, 32 rows apart
+//   v0 naive      one thread per result; a warp walks down 32 different rows of A
 //   v1 coalesced  a warp takes 32 neighbouring columns: B and C accesses become contiguous
 //   v2 tiled      32 x 32 tiles of A and B staged in shared memory and reused 32 times
 //   v3 prefetch   the next tile is loaded into registers while the current one is used

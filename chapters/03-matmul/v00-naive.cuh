@@ -1,7 +1,7 @@
 // ---- v0 naive -----------------------------------------------------------------------------------
 // One thread per element of C, and threadIdx.x runs down the rows. At each step l the 32
 // threads of a warp read A[r][l] for 32 rows, k floats apart: 32 sectors for 32 useful floats.
-// They all read the same B[l][c] (one broadcast) and finally write C 32 rows apart.
+// They all read the same B[l][c] (one broadcast) and finally write C in 32 different rows, a sector each.
 template <int BLOCK_X, int BLOCK_Y>
 __global__ void matmul_v0_naive(const real *a, const real *b, real *c, size_t m, size_t n,
                                 size_t k) {

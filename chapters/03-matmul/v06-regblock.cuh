@@ -2,7 +2,7 @@
 // Each thread computes a TM x TN block: per kk it loads TM values of A and TN of B into
 // registers and does TM * TN FMAs with them, 64 FMAs for 16 loads. The 128 x 128 tile also
 // halves the global traffic per FMA of v5's 64 x 64 one. The price is registers: 64
-// accumulators plus the fragments and addresses, so few that an SM holds a single 256-thread
+// accumulators plus the fragments and addresses, so many that an SM holds a single 256-thread
 // block (make EXTRA_NVFLAGS="-Xptxas -v" prints the count).
 template <int BM, int BN, int BK, int TM, int TN, int rb_unroll, int RB_THREADS = BM / TM * BN / TN,
           int A_PER_THREAD = BM * BK / RB_THREADS, int B_PER_THREAD = BK * BN / RB_THREADS>
@@ -94,7 +94,7 @@ static void launch_v6(void *problem) {
 #else
     constexpr int UNROLL = BK;
 #endif
-    constexpr int THREADS = BM / TM * BN / TN;  // 256
+    constexpr int THREADS = BM / TM * BN / TN;  // 256 (FP64: 512)
     static_assert(BM * BK % THREADS == 0 && BK * BN % THREADS == 0, "tiles split evenly");
     matmul_v6_regblock<BM, BN, BK, TM, TN, UNROLL><<<tiles(p->m, p->n, BM, BN), THREADS>>>(
         p->a, p->b, p->c, p->m, p->n, p->k);

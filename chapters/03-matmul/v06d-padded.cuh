@@ -64,7 +64,7 @@ static void launch_v6d(void *problem) {
 #else
     constexpr int TN = 8;    // results per thread, along a row
 #endif
-    constexpr int THREADS = BM / TM * BN / TN;  // 256
+    constexpr int THREADS = BM / TM * BN / TN;  // 256 (FP64: 512)
     static_assert(BM * BK % THREADS == 0 && BK * BN % THREADS == 0, "tiles split evenly");
     auto go = [&](auto kernel) {
         kernel<<<tiles(p->m, p->n, BM, BN), THREADS>>>(p->a, p->b, p->c, p->m, p->n, p->k);

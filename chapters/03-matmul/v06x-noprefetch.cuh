@@ -68,7 +68,7 @@ static void launch_v6_noprefetch(void *problem) {
 #else
     constexpr int UNROLL = BK;
 #endif
-    constexpr int THREADS = BM / TM * BN / TN;  // 256
+    constexpr int THREADS = BM / TM * BN / TN;  // 256 (FP64: 512)
     static_assert(BM * BK % THREADS == 0 && BK * BN % THREADS == 0, "tiles split evenly");
     matmul_v6_noprefetch<BM, BN, BK, TM, TN, UNROLL><<<tiles(p->m, p->n, BM, BN), THREADS>>>(
         p->a, p->b, p->c, p->m, p->n, p->k);

@@ -8,7 +8,7 @@ template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS, bool VA, bool 
 __global__ void __launch_bounds__(BM / TM * BN / TN, MIN_BLOCKS)
 matmul_v7_vectorized(const real *__restrict__ a, const real *__restrict__ b,
                      real *__restrict__ c, size_t m, size_t n, size_t k) {
-    constexpr int RB_THREADS = BM / TM * BN / TN;  // 256
+    constexpr int RB_THREADS = BM / TM * BN / TN;  // 256 (FP64: 512)
     constexpr int PAD = 4;  // rows BM + 4 long: row r of kk sits in bank (4 kk + r) % 32 (floats)
     constexpr int A_VECS = BM * BK / VEC / RB_THREADS;  // 16-byte vectors of the A tile per thread
     constexpr int B_VECS = BK * BN / VEC / RB_THREADS;  // and of the B tile
@@ -90,7 +90,7 @@ static void launch_v7(void *problem) {
     constexpr int TN = 8;          // results per thread, along a row
     constexpr int MIN_BLOCKS = 2;  // two blocks an SM: at most 128 registers a thread (v6 took 200)
 #endif
-    constexpr int THREADS = BM / TM * BN / TN;  // 256
+    constexpr int THREADS = BM / TM * BN / TN;  // 256 (FP64: 512)
     auto go = [&](auto kernel) {
         kernel<<<tiles(p->m, p->n, BM, BN), THREADS>>>(p->a, p->b, p->c, p->m, p->n, p->k);
     };

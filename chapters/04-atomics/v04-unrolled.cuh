@@ -15,7 +15,8 @@ __global__ void histogram_v4_unrolled(const uint8_t *__restrict__ data, size_t n
     size_t n16 = n / 16;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + (UNROLL - 1) * stride < n16; i += UNROLL * stride) {  // i .. i + 3 stride in range
+    // i, i + stride, ..., i + (UNROLL - 1) stride: all in range
+    for (; i + (UNROLL - 1) * stride < n16; i += UNROLL * stride) {
         uint4 v[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; u++) v[u] = data16[i + u * stride];  // all loads first

@@ -3,7 +3,7 @@
 // Until now the tree ran once for every 2 x THREADS elements, and there were as many blocks as
 // that. Now the grid is just big enough to fill every SM once (grid_for, in grid-stride.cuh), and
 // each thread walks the whole array with the grid's stride, adding into a register: one load and
-// one add per element, and the tree once per thread at the end. A warp still reads 128
+// one add per element, and the tree once per block at the end. A warp still reads 128
 // contiguous bytes per step. Two passes: the block sums, then one block over them.
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)

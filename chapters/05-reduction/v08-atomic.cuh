@@ -1,6 +1,6 @@
 // ---- v8 atomic ----------------------------------------------------------------------------------
 
-// The second pass was a whole kernel launch to add a few hundred numbers. Instead, each block
+// The second pass was a whole kernel launch to add about a thousand numbers. Instead, each block
 // adds its sum straight into the result with one atomicAdd: a thousand atomics on one address,
 // spread over the kernel's run, are nothing next to the array. The result must start at zero,
 // so the launcher clears it first (cudaMemsetAsync), every launch. The order of the atomics

@@ -18,12 +18,12 @@ __host__ __device__ inline span part(size_t lo, size_t n, size_t parts, size_t i
     return span{lo + b, e - b};
 }
 
-// Shard s of G: the part of every buffer that GPU s owns in v2 to v4.
+// Shard s of G: the part of every buffer that GPU s owns (v2 to v4a, v7 and v7a).
 __host__ __device__ inline span shard(size_t n, int gpus, int s) { return part(0, n, gpus, s); }
 
-// Chunk c of channel b of segment s (v5): the segment cut into channel slices, each slice into
-// chunks. Every GPU computes the same spans, so "chunk c of slice b of segment s" names the same
-// floats on every GPU.
+// Chunk c of channel b of segment s (v4a, v5, v5a, v7 and v7a): the segment cut into channel
+// slices, each slice into chunks. Every GPU computes the same spans, so "chunk c of slice b of
+// segment s" names the same floats on every GPU.
 __host__ __device__ inline span chunk_of(size_t n, int gpus, int s, unsigned b, unsigned channels,
                                          size_t c, size_t chunks) {
     span seg = shard(n, gpus, s);

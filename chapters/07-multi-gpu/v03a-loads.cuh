@@ -3,7 +3,8 @@
 // GPU's memory works in a kernel: a load goes over NVLink and comes back. The sum kernel loads
 // each chunk of every GPU's input straight from that GPU (no copy into scratch and no copy-in
 // stream), and the all-gather is a kernel that loads the finished chunks: every float crosses
-// once, moved by the SMs instead of the copy engines. Chunks, streams and events stay as in v3.
+// once, moved by the SMs instead of the copy engines. Chunks, the sum and gather streams and
+// the summed-chunk events stay as in v3; the copy-in stream and the arrival events go.
 
 typedef struct {
     const float *x[MAX_GPUS];  // every GPU's input
