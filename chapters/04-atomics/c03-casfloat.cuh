@@ -16,7 +16,7 @@ __device__ float atomic_add_float_cas(float *address, float value) {
 __global__ void counters_c3_casfloat(float *sum, size_t n, unsigned m, unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         atomic_add_float_cas(&sum[a], 1.0f);
         a += step;

@@ -18,7 +18,7 @@ __device__ int atomic_max_int_cas(int *address, int value) {
 __global__ void counters_c4_int(int *max, size_t n, unsigned m, unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         atomic_max_int_cas(&max[a], update_key(i));
         a += step;

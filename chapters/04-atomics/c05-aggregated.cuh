@@ -10,7 +10,7 @@ __global__ void counters_c5_aggregated(unsigned *count, size_t n, unsigned m, un
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     unsigned lane = threadIdx.x % 32;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i - lane < n; i += stride) {  // i - lane: the warp's first update, the same in all lanes
         unsigned live = __ballot_sync(FULL_MASK, i < n);  // lanes with an update this round
         if (i < n) {

@@ -7,7 +7,7 @@
 __global__ void counters_c6_sub(unsigned *count, size_t n, unsigned m, unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         atomicSub(&count[a], 1u);
         a += step;

@@ -8,7 +8,7 @@
 __global__ void counters_c8_max(int *max, size_t n, unsigned m, unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         atomicMax(&max[a], update_key(i));
         a += step;

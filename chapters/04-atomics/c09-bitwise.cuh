@@ -11,7 +11,7 @@
 __global__ void counters_c9_bitwise(unsigned *bits, size_t n, unsigned m, unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         unsigned x = bitwise_operand(i);
         int op = bitwise_op(i);  // the same in all 32 lanes: one branch taken by the warp

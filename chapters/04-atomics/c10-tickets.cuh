@@ -13,7 +13,7 @@ __global__ void counters_c10_tickets(unsigned *count, unsigned *ticket, size_t n
                                      unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         ticket[i] = atomicAdd(&count[a], 1u);  // the useful result: nobody else got this value
         a += step;

@@ -12,7 +12,7 @@ __global__ void counters_c11_exchange(unsigned *word, unsigned *replaced, size_t
                                       unsigned step) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    unsigned a = (unsigned)(i % m);
+    unsigned a = (unsigned)(i % m);  // the counter of update i; step = stride % m
     for (; i < n; i += stride) {
         replaced[i] = atomicExch(&word[a], (unsigned)i + 1);  // i + 1 <= 2^31 - 1: never 0
         a += step;

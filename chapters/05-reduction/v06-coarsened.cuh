@@ -8,6 +8,7 @@
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
     reduction_v6_coarsened(const float *__restrict__ in, float *__restrict__ out, size_t count) {
+    static_assert(BLOCK >= 64 && (BLOCK & (BLOCK - 1)) == 0, "a power of two, two warps or more");
     __shared__ float s[BLOCK];
     unsigned t = threadIdx.x;
     size_t stride = (size_t)gridDim.x * BLOCK;  // the whole grid's threads

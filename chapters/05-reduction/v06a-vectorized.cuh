@@ -7,6 +7,7 @@
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
     reduction_v6a_vectorized(const float *__restrict__ in, float *__restrict__ out, size_t count) {
+    static_assert(BLOCK >= 64 && (BLOCK & (BLOCK - 1)) == 0, "a power of two, two warps or more");
     __shared__ float s[BLOCK];
     unsigned t = threadIdx.x;
     // cudaMalloc returns 256-byte aligned memory, so in (x or partials) is 16-byte aligned

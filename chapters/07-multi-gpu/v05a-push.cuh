@@ -95,10 +95,16 @@ __global__ void __launch_bounds__(THREADS) allreduce_v5a_push(push_args a) {
 
 static void launch_v5a(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
-    // v5's channels, threads and chunks
+    // CHANNELS blocks of THREADS, 16K threads with 4 16-byte loads in flight each (the push,
+    // copy_range): about 1 MiB in flight a GPU, enough for hundreds of GB/s over links of a
+    // microsecond or two. Few enough blocks that every channel of every GPU runs at once, as the
+    // ring needs.
     constexpr int CHANNELS = 32;
     constexpr int THREADS = 512;
+    // CHUNK: 256 Ki floats (1 MiB) a chunk of a channel: a step's flag costs a fence and a few
+    // trips over NVLink, far less than moving the chunk.
     constexpr size_t CHUNK = (size_t)1 << 18;
+    static_assert(CHANNELS <= FLAG_WORDS, "one flag word a channel");
     int G = p->gpus;
     size_t chunks = ring_chunks(p->n, G, CHANNELS, CHUNK);
     fork_streams(p);
