@@ -288,30 +288,33 @@ def quoted_value(name, where, col, gpu):
     return value, len(rows)
 
 
+def rewritten(old, mark, value, path, why):
+    """A mark's number rewritten from its value, as the text wrote it; where there is no value,
+    left as it is, FAIL with why, and counted (make test fails on it)."""
+    if value is None:
+        print(f"FAIL {os.path.relpath(path, ROOT)}: {why}")
+        UNMATCHED.append(mark)
+        return old + mark
+    return written_as(old, value) + mark
+
+
 def render_ratio(match, gpu, path):
     """The number of a `ratio` mark: the quotient of the two values it quotes."""
     old, mark, body = match.groups()
     sides = [QUOTE.match(side.strip()) for side in body.split(" / ")]
     values = [quoted_value(*side.groups(), gpu) for side in sides if side] if len(sides) == 2 \
         else []
-    if len(values) != 2 or None in (values[0][0], values[1][0]) or values[1][0] == 0:
-        print(f"FAIL {os.path.relpath(path, ROOT)}: the ratio mark '{body}' does not quote two "
-              f"values, one row each")
-        UNMATCHED.append(mark)
-        return old + mark
-    return written_as(old, values[0][0] / values[1][0]) + mark
+    ok = len(values) == 2 and None not in (values[0][0], values[1][0]) and values[1][0] != 0
+    return rewritten(old, mark, values[0][0] / values[1][0] if ok else None, path,
+                     f"the ratio mark '{body}' does not quote two values, one row each")
 
 
 def render_result(match, gpu, path):
     """The number of a `result` mark, from the CSV, written as the text wrote it."""
     old, mark, name, where, col = match.groups()
     value, count = quoted_value(name, where, col, gpu)
-    if value is None:
-        print(f"FAIL {os.path.relpath(path, ROOT)}: {count} rows of {name} match {where} "
-              f"with a value of {col}")
-        UNMATCHED.append(mark)
-        return old + mark
-    return written_as(old, value) + mark
+    return rewritten(old, mark, value, path,
+                     f"{count} rows of {name} match {where} with a value of {col}")
 
 
 def graded_speed(where, submission):
@@ -335,13 +338,8 @@ def graded_speed(where, submission):
 def render_graded(match, path):
     """The number of a `graded` mark, from the kept grading, written as the text wrote it."""
     old, mark, where, submission = match.groups()
-    value = graded_speed(where, submission)
-    if value is None:
-        print(f"FAIL {os.path.relpath(path, ROOT)}: plots/results/{where} has no speed ratio "
-              f"for the submission {submission}")
-        UNMATCHED.append(mark)
-        return old + mark
-    return written_as(old, value) + mark
+    return rewritten(old, mark, graded_speed(where, submission), path,
+                     f"plots/results/{where} has no speed ratio for the submission {submission}")
 
 
 def pretty_size(row):

@@ -166,6 +166,14 @@ if want d; then
             fail "make ladder CH=$ch: a step with no diff, or no ladder: $(echo "$sizes" | head -n 3)"
         fi
     done
+    # a step whose title names the one it grows from is diffed against it (04's c5 from c1, not
+    # c4), and a reader who stops early (| head) is no error
+    first=$(bash tests/ladder.sh diff 04-atomics c5 | head -n 1; echo "rc=${PIPESTATUS[0]}")
+    if echo "$first" | grep -q "^04-atomics: c1 -> c5 " && echo "$first" | grep -q "^rc=0$"; then
+        pass "make diff CH=04-atomics B=c5: against c1, the step its title names; | head is no error"
+    else
+        fail "make diff CH=04-atomics B=c5: $(echo "$first" | tr '\n' ' ')"
+    fi
     if [ -f build/plots-skip ]; then
         skip "plots: $(cat build/plots-skip)"
     else
