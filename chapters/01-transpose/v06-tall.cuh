@@ -11,6 +11,7 @@
 template <int TILE_ROWS, int TILE_COLS, int BLOCK_COLS, int BLOCK_ROWS>
 __global__ void transpose_v6_tall(const float *__restrict__ in, float *__restrict__ out,
                                   size_t m, size_t n) {
+    static_assert(TILE_COLS == BLOCK_COLS, "the loads: one warp across the tile's width");
     __shared__ float tile[TILE_ROWS][TILE_COLS + 1];
     tile_origin t = block_tile_by_column(m, TILE_ROWS, TILE_COLS);
     size_t c = t.c0 + threadIdx.x;

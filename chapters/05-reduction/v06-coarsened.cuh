@@ -4,7 +4,9 @@
 // that. Now the grid is just big enough to fill every SM once (grid_for, in grid-stride.cuh), and
 // each thread walks the whole array with the grid's stride, adding into a register: one load and
 // one add per element, and the tree once per block at the end. A warp still reads 128
-// contiguous bytes per step. Two passes: the block sums, then one block over them.
+// contiguous bytes per step. Two passes: the block sums, then one block over them. A grid that
+// fills every SM once counts on every block being resident: __launch_bounds__ holds the kernel
+// to the registers of SM_THREADS / BLOCK blocks an SM (grid-stride.cuh).
 template <unsigned BLOCK>
 __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
     reduction_v6_coarsened(const float *__restrict__ in, float *__restrict__ out, size_t count) {

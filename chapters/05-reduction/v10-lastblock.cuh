@@ -15,10 +15,11 @@ __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
                             float *__restrict__ out, size_t count) {
     constexpr int INFLIGHT = 4;  // 64 bytes a thread, 128 KiB an SM in flight, in 16 registers
     __shared__ bool last;  // is this block the last one done?
-    const float4 *in4 = (const float4 *)in;  // cudaMalloc'd: 16-byte aligned
-    size_t count4 = count / 4;
+    // cudaMalloc returns 256-byte aligned memory, so in (x or partials) is 16-byte aligned
+    const float4 *in4 = (const float4 *)in;
+    size_t count4 = count / 4;                           // whole float4s
     size_t first = (size_t)blockIdx.x * BLOCK + threadIdx.x;
-    size_t stride = (size_t)gridDim.x * BLOCK;
+    size_t stride = (size_t)gridDim.x * BLOCK;  // the whole grid's threads
     float v = 0.0f;
     size_t i = first;
     for (; i + (INFLIGHT - 1) * stride < count4; i += INFLIGHT * stride) {
@@ -32,7 +33,7 @@ __global__ void __launch_bounds__(BLOCK, SM_THREADS / BLOCK)
         float4 q = in4[i];
         v += (q.x + q.y) + (q.z + q.w);
     }
-    if (first < count % 4) v += in[4 * count4 + first];
+    if (first < count % 4) v += in[4 * count4 + first];  // the last 0-3 floats: threads 0-2
     v = block_sum<BLOCK>(v);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = v;
