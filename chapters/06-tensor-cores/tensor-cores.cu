@@ -68,8 +68,9 @@
 // Build and run:   make build/tensor-cores && build/tensor-cores            (8192 x 8192 x 8192)
 //                  build/tensor-cores -m 4095 -n 4097 -k 4093 -v v4,v9 --input int
 //                  build/tensor-cores --list | --help | --check-only | --self-test | --save out/
-// v4a-v16 and peak need Hopper (compute capability 9.0) and a build for sm_90a, which the Makefile
-// makes when it builds for sm_90; v0-v4 need BF16 tensor cores (compute capability 8.0).
+// v4a and the versions after it, and peak, need Hopper (compute capability 9.0) and a build for
+// sm_90a, which the Makefile makes when it builds for sm_90; v0-v4 need BF16 tensor cores
+// (compute capability 8.0).
 #ifdef TC_FP8  // make build/tensor-cores-fp8: the FP8 program, in fp8-program.cuh
 #include "fp8-program.cuh"
 #else
