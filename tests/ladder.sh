@@ -47,9 +47,30 @@ file_of() {
         {n = split($2, w, /[ ,:;()]+/); for (i = 1; i <= n; i++) if (w[i] == t) {f = $3}}
         END {if (!found && f != "") print f}'
 }
-# lines a unified diff adds and removes, as "+A -R"
+# A step's diff as the reader should see it: where B runs code that A defines, or that the step
+# before A's own defines (02's v7 launches v6's kernel, v9 wraps v8's loop), that code is put
+# back in B, unchanged and marked, and in A where A takes it from the step before
+# (tests/ladder-view.py): the diff shows the change, not the kernel leaving.
+views=$(mktemp -d)
+trap 'rm -rf "$views"' EXIT
+# the file of the step before FILE's own (its title's "from", else the previous file of its
+# letter), or nothing
+before_of() {
+    local b
+    b=$(main_ladder | awk -F'\t' -v f="$1" '$3 == f {if ($4 != "") print $4; else if (substr(p, 1, 1) == substr($1, 1, 1)) print "=" pf; exit} {p = $1; pf = $3}')
+    case $b in "") ;; =*) echo "${b#=}" ;; *) file_of "$b" ;; esac
+}
+# step_diff A B [DIFF OPTIONS]: the unified diff of the step from file A to file B
+step_diff() {
+    local a=$1 b=$2 va vb; shift 2
+    va="$views/a-$(basename "$a")-$(basename "$b")" vb="$views/b-$(basename "$a")-$(basename "$b")"
+    python3 tests/ladder-view.py "$a" "$b" "$va" "$vb" $(before_of "$a") ||
+        { cp "$a" "$va"; cp "$b" "$vb"; }
+    diff -u "$@" "$va" "$vb"
+}
+# lines a unified diff adds and removes, as "+A -R" (between the two files' views)
 changed() {
-    diff -u "$1" "$2" | awk '/^\+\+\+|^---/ {next} /^\+/ {a++} /^-/ {r++} END {printf "+%d -%d\n", a, r}'
+    step_diff "$1" "$2" | awk '/^\+\+\+|^---/ {next} /^\+/ {a++} /^-/ {r++} END {printf "+%d -%d\n", a, r}'
 }
 
 [ -n "$(main_ladder)" ] || die "$what" "$ch has no version files (vNN-idea.cuh): its rows are not a ladder of steps"
@@ -106,7 +127,7 @@ diff)
     color=never
     [ -t 1 ] && color=always
     echo "$ch: $a -> $b ($(changed "$fa" "$fb") lines)"
-    diff -u --color="$color" --label "$fa" --label "$fb" "$fa" "$fb"
+    step_diff "$fa" "$fb" --color="$color" --label "$fa" --label "$fb"
     rc=$?  # 1 when the files differ, as they should; 141 when a reader (| head) stopped early
     [ $rc -le 1 ] || [ $rc -eq 141 ]
     ;;
