@@ -12,10 +12,13 @@
 //                   with +inf to a multiple of 64 and transposed by a preprocessing kernel
 //   v3 shared       each block stages 8 x 64 tiles of both inputs in shared memory, and loads
 //                   the next tile into registers while it computes with the current one
+//   v3a widecopy    the tiles copied 16 bytes at a time: LDG.128 and STS.128 instead of .32
 //   v4 vectorized   16-byte loads: four LDS.128 a step instead of sixteen LDS.32
 //   v5 pipelined    each step's shared loads are issued one step ahead, into spare registers
 //   v6 async        cp.async copies the next tile into a second shared buffer: one barrier a tile
 //   v7 deeper       16 steps a tile instead of 8: half the barriers and waits
+//   v7a paired      the steps in twos: two steps' operands loaded, then their 128 pairs, in
+//                   place of v5's loads one step ahead (what v8's three-way min needs)
 //   v8 min3         two steps at a time: two FADDs and one three-way min (VIMNMX3, Hopper) of
 //                   the sums' bit patterns do two pairs, 3 instructions instead of 4
 //   v9 bounded      __launch_bounds__ lets the compiler compute the sums ahead of their mins
@@ -201,11 +204,13 @@ static void launch_peak3(void *problem) {
 #include "v02-regblock.cuh"
 #include "v03-shared.cuh"
 #include "tile-spot.cuh"
+#include "v03a-widecopy.cuh"
 #include "v04-vectorized.cuh"
 #include "v05-pipelined.cuh"
 #include "cp-async.cuh"
 #include "v06-async.cuh"
 #include "v07-deeper.cuh"
+#include "v07a-paired.cuh"
 #include "rows.cuh"
 #include "v08-min3.cuh"
 #include "v09-bounded.cuh"
@@ -240,10 +245,12 @@ static const version versions[] = {
     {"v1", "coalesced", launch_v1, 0},
     {"v2", "regblock", launch_v2, 0},
     {"v3", "shared", launch_v3, 0},
+    {"v3a", "widecopy", launch_v3a, 0},
     {"v4", "vectorized", launch_v4, 0},
     {"v5", "pipelined", launch_v5, 0},
     {"v6", "async", launch_v6, 0},
     {"v7", "deeper", launch_v7, 0},
+    {"v7a", "paired", launch_v7a, 0},
     {"v8", "min3", launch_v8, 0},
     {"v9", "bounded", launch_v9, 0},
     // experiments on v0 and v1: d[k][j] read from d's transpose, along k

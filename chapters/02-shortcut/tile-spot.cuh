@@ -1,4 +1,4 @@
-// ---- the float4s a thread moves of a KT x 64 tile (v4 on) -------------------------------------
+// ---- the float4s a thread moves of a KT x 64 tile (v3a on) -------------------------------------
 
 // The float4 that thread t moves on its q-th load of a KT x 64 tile: float4 number t + 64 q, in
 // row (t + 64 q) / 16 at column 4 ((t + 64 q) % 16). A warp moves 32 consecutive float4s: two

@@ -6,8 +6,7 @@
 // LDS.128: 4 loads a step.
 //
 // A warp's float4 reads of bs cover 8 consecutive float4s, 128 bytes, one pass through the 32
-// banks; those of as are 4 float4s shared by 8 threads each. The tiles are loaded as float4s too
-// (np and the block origins are multiples of 64: every float4 is aligned).
+// banks; those of as are 4 float4s shared by 8 threads each. The tiles are copied as in v3a.
 template <int RB, int RB_THREADS, int BLOCK64, int KT>
 __global__ void shortcut_v4_vectorized(const float *__restrict__ dp, const float *__restrict__ tp,
                                        float *__restrict__ r, size_t n, size_t np) {

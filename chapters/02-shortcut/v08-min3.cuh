@@ -1,6 +1,6 @@
 // ---- v8 min3 ------------------------------------------------------------------------------------
 
-// v7 does one FADD and one FMNMX a pair, and an SM's min/max unit does only 64 a clock to the
+// v7a does one FADD and one FMNMX a pair, and an SM's min/max unit does only 64 a clock to the
 // FP32 units' 128: FMNMX sets the pace, 64 pairs a clock at best (the `peak` row). Now each
 // thread takes the steps two at a time: two FADDs and one three-way min (Hopper's VIMNMX3,
 // CUDA's __vimin3_s32) do two pairs, 3 instructions instead of 4, and the min unit is no longer
@@ -13,7 +13,7 @@
 // correct, not faster.)
 __device__ __forceinline__ int bits(float x) { return __float_as_int(x); }
 
-// v7's kernel with the steps in twos; v8 and v9 differ only in the __launch_bounds__ around it.
+// v7a's kernel with a three-way min; v8 and v9 differ only in the __launch_bounds__ around it.
 // Thread (tx, ty) of a block of 8 x (64 / ROWS) threads owns ROWS x 8 results. The experiments
 // after v9 run it with 4 rows of results a thread instead of 8 (ROWS: load_rows, own_row and
 // copy_tile_min3 are in rows.cuh) and with its loop alone (LOOP); v8 and v9 use 8 and false.
