@@ -117,7 +117,9 @@ diff)
     [ -n "$fb" ] || die diff "$ch has no version '$b' (make ladder CH=$ch lists them)"
     if [ -z "$a" ]; then
         case $b in
-        *-*) a=${b%%-*} ;;  # an experiment: against the version it varies
+        *-*)  # an experiment: against the step its title names, else the version it varies
+            a=$(files | awk -F'\t' -v t="$b" '$1 == t {print $4; exit}')
+            [ -n "$a" ] || a=${b%%-*} ;;
         *) a=$(main_ladder | awk -F'\t' -v t="$b" '$1 == t {if ($4 != "") print $4; else if (substr(p, 1, 1) == substr(t, 1, 1)) print p; exit} {p = $1}') ;;
         esac
         [ -n "$a" ] || die diff "$b is the first step: there is nothing before it"

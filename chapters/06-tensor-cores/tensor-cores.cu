@@ -284,6 +284,7 @@ static void launch_peak(void *problem) {
 #include "v16-uniform.cuh"
 #include "v10x-lean.cuh"
 #include "v10x-unrolled.cuh"
+#include "v10x-storewarp.cuh"
 #include "v11x-pingpong.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
@@ -328,6 +329,8 @@ static const version versions[] = {
     // experiments on v10: v14's lean k loop, and v16's, without v11-v13's changes
     {"v10-lean", "leanloop", launch_v10_lean, NEEDS_SM90A},
     {"v10-unrolled", "unrolledloop", launch_v10_unrolled, NEEDS_SM90A},
+    // an experiment on v10-unrolled: the stores of C issued by the producer warpgroup's idle warps
+    {"v10-storewarp", "storewarp", launch_v10_storewarp, NEEDS_SM90A},
     // experiments on v12: how many stages apart its consumer warpgroups run (v12 has 2)
     {"v12-lag1", "lag1", launch_v12_lag1, NEEDS_SM90A},
     {"v12-lag3", "lag3", launch_v12_lag3, NEEDS_SM90A},
