@@ -11,7 +11,7 @@
 //   c5 aggregated the lanes of a warp that hit one counter add their count with one atomic
 //   c6 sub        atomicSub: atomicAdd of the negated value, the same reduction at L2
 //   c7 inc        atomicInc: counts up to a limit and starts again at 0 (a ring of slots)
-//   c8 max        atomicMax on c4's values: the hardware's maximum, which always goes to L2
+//   c8 max        atomicMax on c4-int's integer keys: the hardware's maximum, always at L2
 //   c9 bitwise    atomicAnd, atomicOr, atomicXor, a third each, on separate bit fields
 //   c10 tickets   c1 keeping what atomicAdd returns: every update gets a different ticket
 //   c11 exchange  atomicExch, keeping what it returns: the values handed on form one chain
@@ -266,6 +266,7 @@ static void chain_check_cpu(check_result *r, const uint32_t *x, const uint32_t *
 #include "c01-atomic.cuh"
 #include "c02-casint.cuh"
 #include "c03-casfloat.cuh"
+#include "fill-counters.cuh"
 #include "c04-casmax.cuh"
 #include "c04x-int.cuh"
 #include "c05-aggregated.cuh"
@@ -434,10 +435,12 @@ static void launch_cub(void *problem) {
 }
 
 #include "v00-global.cuh"
+#include "merge-bins.cuh"
 #include "v01-privatized.cuh"
 #include "count-word.cuh"
 #include "v01a-vectorized.cuh"
 #include "v02-warps.cuh"
+#include "banked-bins.cuh"
 #include "v03-banked.cuh"
 #include "v04-unrolled.cuh"
 

@@ -26,25 +26,10 @@ __global__ void counters_c4_casmax(float *max, size_t n, unsigned m, unsigned st
     }
 }
 
-// The maximum starts at -inf, whose bits (0xFF800000) no byte-wise memset can write.
-__global__ void fill_kernel(unsigned *x, size_t count, unsigned bits) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
-         i += (size_t)gridDim.x * blockDim.x)
-        x[i] = bits;
-}
-
-// Sets every counter to `bits`: -inf for c4, and INT_MIN and c9's starting word later on.
-static void fill_counters(const counters_problem *p, unsigned bits) {
-    unsigned fill_blocks = (unsigned)(ceil_div(p->m, COUNTER_THREADS) < p->blocks
-                                          ? ceil_div(p->m, COUNTER_THREADS) : p->blocks);
-    fill_kernel<<<fill_blocks, COUNTER_THREADS>>>(p->count, p->m, bits);
-    CHECK_LAUNCH();
-}
-
 static void launch_c4(void *problem) {
     counters_problem *p = (counters_problem *)problem;
     p->kind = KIND_MAX;
-    fill_counters(p, 0xFF800000u);  // -inf
+    fill_counters(p, 0xFF800000u);  // -inf: the maximum of nothing (fill-counters.cuh)
     counters_c4_casmax<<<counter_blocks(p), COUNTER_THREADS>>>((float *)p->count, p->n, p->m,
                                                                 counter_step(p));
     CHECK_LAUNCH();

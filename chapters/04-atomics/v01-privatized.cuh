@@ -3,13 +3,7 @@
 // Each block counts into its own 256 bins in shared memory, where an atomic is done in the SM
 // a few cycles away instead of in L2, and only the block's 256 threads compete for a bin
 // instead of the whole GPU. At the end the block adds its bins to the global ones: 256 global
-// atomics per block in place of one per byte.
-
-// Adds the block's shared bins to the global bins; zero bins are skipped.
-__device__ void merge_bins(const unsigned *local, unsigned *bins) {
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x)
-        if (local[b]) atomicAdd(&bins[b], local[b]);
-}
+// atomics per block in place of one per byte (merge_bins, merge-bins.cuh).
 
 __global__ void histogram_v1_privatized(const uint8_t *__restrict__ data, size_t n,
                                         unsigned *__restrict__ bins) {

@@ -3,29 +3,13 @@
 // v2's lanes collide in shared memory's banks: a warp's 32 accesses take one pass only when they
 // fall in 32 different banks (bank = word address % 32), and in v2 bin b is word b. Here each
 // lane gets its own copy of the bins, laid out so that lane l's counter of bin b is word
-// b * 32 + l: always bank l. Every warp access is now conflict-free, whatever the data.
+// b * 32 + l: always bank l (banked-bins.cuh, which v4 uses too). Every warp access is now
+// conflict-free, whatever the data.
 //
 // In v2, 32 random bytes land in random banks and collide (about 3.5 on the busiest bank), and
 // the degenerate input sends all 32 lanes to one word. Lane l of every warp in the block shares
 // copy l, so we still need the atomics, but two warps meet on a word only by chance. 256 x 32
 // words: 32 KiB a block.
-__device__ __forceinline__ void count_word_banked(unsigned *h, unsigned w) {
-    atomicAdd(&h[(w & 0xFF) * 32], 1u);  // h points at lane l's column: h[b * 32] is bin b
-    atomicAdd(&h[((w >> 8) & 0xFF) * 32], 1u);
-    atomicAdd(&h[((w >> 16) & 0xFF) * 32], 1u);
-    atomicAdd(&h[(w >> 24) * 32], 1u);
-}
-
-// Sums the 32 lane copies of each bin and adds them to the global bins. Thread t reads copy
-// (t + l) % 32 at step l, so the 32 lanes of a warp read 32 different banks.
-__device__ void merge_banked(const unsigned (*local)[32], unsigned *bins) {
-    for (int b = threadIdx.x; b < BINS; b += blockDim.x) {
-        unsigned sum = 0;
-        for (int l = 0; l < 32; l++) sum += local[b][(l + b) % 32];
-        if (sum) atomicAdd(&bins[b], sum);
-    }
-}
-
 __global__ void histogram_v3_banked(const uint8_t *__restrict__ data, size_t n,
                                     unsigned *__restrict__ bins) {
     __shared__ unsigned local[BINS][32];  // [bin][lane]: 32 KiB
