@@ -297,12 +297,15 @@ static void launch_nccl(void *problem) {
 #include "meet.cuh"
 #include "peer-sum.cuh"
 #include "v06-oneshot.cuh"
+#include "staged-sum.cuh"
 #include "v06a-staged.cuh"
 #include "v06b-fewblocks.cuh"
 #include "v06c-ll.cuh"
 #include "v07-twoshot.cuh"
 #include "v07a-rotated.cuh"
 #include "v08-auto.cuh"
+#include "self-test-ll.cuh"
+#include "self-test-auto.cuh"
 
 // ---- the version table --------------------------------------------------------------------------
 
@@ -503,6 +506,35 @@ static bool ring_schedule_ok(int G) {
     return true;
 }
 
+// The pushing ring's schedule (v5a), played the same way: at step j GPU g reads its own acc (or,
+// in the all-gather, its own out), which its left neighbour stored at step j - 1, and stores into
+// its right neighbour's. True when every step reads what the left stored the step before, no
+// input is added twice, and after 2(G - 1) steps every GPU holds every segment's full sum.
+static bool push_schedule_ok(int G) {
+    unsigned acc[MAX_GPUS][MAX_GPUS] = {}, out[MAX_GPUS][MAX_GPUS] = {};
+    for (int j = 0; j < 2 * (G - 1); j++) {
+        unsigned pacc[MAX_GPUS][MAX_GPUS], pout[MAX_GPUS][MAX_GPUS];  // as the step found them
+        memcpy(pacc, acc, sizeof acc);
+        memcpy(pout, out, sizeof out);
+        for (int g = 0; g < G; g++) {
+            int left = (g + G - 1) % G, right = (g + 1) % G, seg = push_segment(g, G, j);
+            if (j > 0 && push_segment(left, G, j - 1) != seg) return false;
+            if (j < G) {  // reduce-scatter: our input onto what the left stored (none at step 0)
+                unsigned from = j == 0 ? 0u : pacc[g][seg];
+                if (from & (1u << g)) return false;
+                if (j < G - 1) acc[right][seg] = from | (1u << g);
+                else out[g][seg] = out[right][seg] = from | (1u << g);  // the whole sum
+            } else {  // all-gather: the finished segment the left stored in our out
+                out[right][seg] = pout[g][seg];
+            }
+        }
+    }
+    for (int g = 0; g < G; g++)
+        for (int s = 0; s < G; s++)
+            if (out[g][s] != (1u << G) - 1) return false;
+    return true;
+}
+
 // Every float of [0, n) in exactly one chunk of one channel slice of one segment, every chunk
 // beginning at a multiple of ALIGN.
 static bool cut_covers(size_t n, int gpus, unsigned channels, size_t chunks) {
@@ -582,6 +614,23 @@ static int allreduce_self_test(void) {
     for (int G = 2; G <= MAX_GPUS; G++) ok &= ring_schedule_ok(G);
     printf("%s ring_segment: on 2 to %d GPUs each step reads what the left neighbour wrote the "
            "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
+    failed += !ok;
+    ok = 1;
+    for (int G = 2; G <= MAX_GPUS; G++) ok &= push_schedule_ok(G);
+    printf("%s push_segment: on 2 to %d GPUs each step reads what the left neighbour stored the "
+           "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
+    failed += !ok;
+    // the slots of the other GPUs: 0 .. G - 2, each GPU's own left out
+    ok = 1;
+    for (int G = 2; G <= MAX_GPUS; G++)
+        for (int me = 0; me < G; me++) {
+            unsigned used = 0;
+            for (int h = 0; h < G; h++)
+                if (h != me) used |= 1u << peer_slot(h, me);
+            ok &= used == (1u << (G - 1)) - 1;
+        }
+    printf("%s peer_slot: the other GPUs take slots 0 .. G - 2, one each, on 2 to %d GPUs\n",
+           ok ? "PASS" : "FAIL", MAX_GPUS);
     failed += !ok;
     failed += v6c_self_test();  // what launch_v6c's kernel computes (a kit without v6c leaves this out)
     failed += v8_self_test();  // the rule launch_v8 follows (a kit without v8 leaves this out)

@@ -1,5 +1,5 @@
 // ---- blocks of every GPU meet inside one kernel (v6 on) -----------------------------------------
-// v4 and v5 wait for other GPUs inside their kernels, but between two calls the host orders them
+// v4 to v5a wait for other GPUs inside their kernels, but between two calls the host orders them
 // (fork_streams and join_streams): the next call cannot begin on any GPU before the last has
 // ended on all of them. From v6 on the kernels order themselves. Block b of every GPU meets
 // block b of every other GPU at fixed points of the call, and the blocks count the calls

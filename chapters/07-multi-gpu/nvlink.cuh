@@ -17,6 +17,14 @@
 
 typedef cuda::atomic_ref<unsigned long long, cuda::thread_scope_system> system_flag;
 
+// What a kernel that loads every GPU's memory and sets flags in it needs to reach (v4, v4a and
+// v4-rotated): every GPU's input, result and flag words.
+typedef struct {
+    const float *x[MAX_GPUS];             // every GPU's input
+    float *out[MAX_GPUS];                 // every GPU's result
+    unsigned long long *flags[MAX_GPUS];  // every GPU's flag words (v4: word h, GPU h's epoch)
+} direct_args;
+
 // The GPU's clock in nanoseconds, independent of the SM clock.
 __device__ inline unsigned long long now_ns() {
     unsigned long long t;

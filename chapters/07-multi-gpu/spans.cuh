@@ -18,7 +18,8 @@ __host__ __device__ inline span part(size_t lo, size_t n, size_t parts, size_t i
     return span{lo + b, e - b};
 }
 
-// Shard s of G: the part of every buffer that GPU s owns (v2 to v4a, v7 and v7a).
+// Shard s of G: the part of every buffer that GPU s owns (v2 to v4 and v4-rotated; through
+// chunk_of and ring_chunks, v4a to v5a, v7 and v7a).
 __host__ __device__ inline span shard(size_t n, int gpus, int s) { return part(0, n, gpus, s); }
 
 // Chunk c of channel b of segment s (v4a, v5, v5a, v7 and v7a): the segment cut into channel
@@ -40,5 +41,27 @@ __host__ __device__ inline int ring_segment(int me, int gpus, int j) {
     return ((k % gpus) + gpus) % gpus;
 }
 
-// Where peer h's piece goes in GPU me's scratch (v2, v3): the slots skip me.
-static int peer_slot(int h, int me) { return h < me ? h : h - 1; }
+// The pushing ring's schedule (v5a). At step j GPU me works on segment (me - j) mod G, which its
+// left neighbour stored into our memory at step j - 1 (there, segment (me - 1 - (j - 1)) mod G:
+// the same one), and stores its result into the right neighbour's. After G - 1 steps it holds
+// the whole sum of segment me + 1, as in v5; then the all-gather passes the finished segments on.
+__host__ __device__ inline int push_segment(int me, int gpus, int j) {
+    return (((me - j) % gpus) + gpus) % gpus;
+}
+
+// Chunks a channel slice for the rings (v5, v5a): the same number in every slice of every segment,
+// enough that the largest slice's chunks hold at most `chunk` floats.
+static inline size_t ring_chunks(size_t n, int gpus, unsigned channels, size_t chunk) {
+    size_t most = 0;
+    for (int s = 0; s < gpus; s++)
+        for (unsigned b = 0; b < channels; b++) {
+            span seg = shard(n, gpus, s), slice = part(seg.lo, seg.count, channels, b);
+            if (slice.count > most) most = slice.count;
+        }
+    size_t chunks = (most + chunk - 1) / chunk;
+    return chunks < 1 ? 1 : chunks;
+}
+
+// Where GPU h's piece goes in GPU me's buffers, one slot for each other GPU: the slots skip me
+// (v2's and v3's scratch, v6c's receive buffers).
+__host__ __device__ inline int peer_slot(int h, int me) { return h < me ? h : h - 1; }

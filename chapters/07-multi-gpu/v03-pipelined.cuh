@@ -7,17 +7,17 @@
 static void launch_v3(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     constexpr int THREADS = 256;  // a grid-stride block: eight warps
-    // MIN_CHUNK: 1 Mi floats (4 MiB). A shard of up to this size is not cut at all; a larger one
-    // gets as many chunks as keep each chunk no larger than this, up to MAX_CHUNKS (so chunks are
-    // 2 to 4 MiB until the cap, and larger after it). Each copy and each kernel costs some
-    // microseconds to start; 4 MiB takes about 9 of them to cross NVLink even at the datasheet's
-    // 450 GB/s each way, so the overlap still pays.
-    constexpr size_t MIN_CHUNK = (size_t)1 << 20;
+    // LARGEST_CHUNK: 1 Mi floats (4 MiB), the largest chunk until MAX_CHUNKS caps the count. A
+    // shard of up to this size is not cut at all; a larger one gets as many chunks as keep each
+    // chunk no larger than this (so chunks are 2 to 4 MiB until the cap, and larger after it).
+    // Each copy and each kernel costs some microseconds to start; 4 MiB takes about 9 of them to
+    // cross NVLink even at the datasheet's 450 GB/s each way, so the overlap still pays.
+    constexpr size_t LARGEST_CHUNK = (size_t)1 << 20;
     constexpr size_t MAX_CHUNKS = 16;  // leaves about 1/16 of the copies outside the overlap
     static_assert(2 * MAX_CHUNKS <= EVENTS, "v3 needs two events a chunk");
     int G = p->gpus;
     // The same number of chunks in every shard, so chunk c names the same floats everywhere
-    size_t chunks = (shard(p->n, G, G - 1).count + MIN_CHUNK - 1) / MIN_CHUNK;
+    size_t chunks = (shard(p->n, G, G - 1).count + LARGEST_CHUNK - 1) / LARGEST_CHUNK;
     chunks = chunks < 1 ? 1 : chunks > MAX_CHUNKS ? MAX_CHUNKS : chunks;
     fork_streams(p);
     for (int g = 0; g < G; g++) {  // reduce-scatter, chunk by chunk

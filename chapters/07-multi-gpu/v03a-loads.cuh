@@ -61,13 +61,13 @@ __global__ void allreduce_v3a_loads_gather(const __grid_constant__ loads_args a,
 static void launch_v3a(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     constexpr int THREADS = 256;  // a grid-stride block: eight warps
-    // MIN_CHUNK and MAX_CHUNKS: as v3, so that the two cut every size into the same chunks.
-    constexpr size_t MIN_CHUNK = (size_t)1 << 20;
+    // LARGEST_CHUNK and MAX_CHUNKS: as v3, so that the two cut every size into the same chunks.
+    constexpr size_t LARGEST_CHUNK = (size_t)1 << 20;
     constexpr size_t MAX_CHUNKS = 16;  // leaves about 1/16 of the loads outside the overlap
     static_assert(2 * MAX_CHUNKS <= EVENTS, "v3a uses v3's events");
     int G = p->gpus;
     // The same number of chunks in every shard, so chunk c names the same floats everywhere
-    size_t chunks = (shard(p->n, G, G - 1).count + MIN_CHUNK - 1) / MIN_CHUNK;
+    size_t chunks = (shard(p->n, G, G - 1).count + LARGEST_CHUNK - 1) / LARGEST_CHUNK;
     chunks = chunks < 1 ? 1 : chunks > MAX_CHUNKS ? MAX_CHUNKS : chunks;
     loads_args a;
     for (int g = 0; g < G; g++) a.x[g] = p->x[g], a.out[g] = p->out[g];

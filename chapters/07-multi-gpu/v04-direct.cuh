@@ -8,11 +8,6 @@
 // straight from each GPU. Between the steps GPU g may read GPU h's shard only once GPU h has
 // finished it: a one-warp barrier kernel, lane h telling GPU h "we reached this epoch" and
 // waiting for GPU h to say the same. Step 2, all-gather: GPU g loads every other shard.
-typedef struct {
-    const float *x[MAX_GPUS];             // every GPU's input
-    float *out[MAX_GPUS];                 // every GPU's result
-    unsigned long long *flags[MAX_GPUS];  // every GPU's barrier flags: word h, GPU h's epoch
-} direct_args;
 static_assert(MAX_GPUS <= 32 && MAX_GPUS <= FLAG_WORDS, "one lane and one flag word a GPU");
 
 // out[me][lo, lo + count) = x[0] + ... + x[G-1] there, in that order. Each thread issues INFLIGHT

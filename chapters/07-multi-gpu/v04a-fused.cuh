@@ -53,9 +53,9 @@ allreduce_v4a_fused(const __grid_constant__ direct_args a, int me, int gpus, siz
     // Thread h < G, h != me: tell block b of GPU h we have reached `epoch` (our slice is
     // summed), then wait until it has told us the same.
     __syncthreads();  // every thread's sums are issued before the flags go out
-    int h = threadIdx.x, ok = 1;
+    int ok = 1;
     size_t at = (size_t)blockIdx.x * MAX_GPUS;  // block b's flag words: [b][0 .. MAX_GPUS)
-    if (h < gpus && h != me) {
+    if (int h = threadIdx.x; h < gpus && h != me) {  // h: this thread's peer, here only
         __threadfence_system();  // our slice's sums are visible to every GPU before the flag is
         system_flag(a.flags[h][at + me]).store(epoch, cuda::memory_order_release);
         ok = wait_flag(&a.flags[me][at + h], epoch, failure, h);
@@ -63,10 +63,10 @@ allreduce_v4a_fused(const __grid_constant__ direct_args a, int me, int gpus, siz
     if (!__syncthreads_and(ok)) return;  // every thread waits for the flags, or all give up
 
     // out[me] gets slice b of every other GPU's finished shard, loaded from that GPU's out.
-    for (int g = 0; g < gpus; g++) {
-        if (g == me) continue;
-        span theirs = chunk_of(n, gpus, g, blockIdx.x, gridDim.x, 0, 1);
-        copy_range(a.out[me] + theirs.lo, a.out[g] + theirs.lo, theirs.count, threadIdx.x,
+    for (int h = 0; h < gpus; h++) {
+        if (h == me) continue;
+        span theirs = chunk_of(n, gpus, h, blockIdx.x, gridDim.x, 0, 1);
+        copy_range(a.out[me] + theirs.lo, a.out[h] + theirs.lo, theirs.count, threadIdx.x,
                    blockDim.x);
     }
 }

@@ -54,18 +54,6 @@ __global__ void __launch_bounds__(THREADS) allreduce_v5_ring(ring_args a) {
     // EXERCISE: ring end
 }
 
-// The same number of chunks in every slice of every segment: enough for the largest slice.
-static size_t ring_chunks(size_t n, int gpus, unsigned channels, size_t chunk) {
-    size_t most = 0;
-    for (int s = 0; s < gpus; s++)
-        for (unsigned b = 0; b < channels; b++) {
-            span seg = shard(n, gpus, s), slice = part(seg.lo, seg.count, channels, b);
-            if (slice.count > most) most = slice.count;
-        }
-    size_t chunks = (most + chunk - 1) / chunk;
-    return chunks < 1 ? 1 : chunks;
-}
-
 static void launch_v5(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;
     // CHANNELS blocks of THREADS, 16K threads with 4 16-byte loads in flight each (add_range,

@@ -7,12 +7,13 @@
 // there reads it locally. NCCL's ring moves its data this way on Hopper (its P2P transport
 // writes into the receiver's buffers unless told to read).
 //
-// The schedule: at step j GPU me works on segment (me - j) mod G (push_segment), which its left
-// neighbour pushed to it at step j - 1. Reduce-scatter, steps 0 .. G - 2: store our input (step
-// 0) or what the left pushed plus our input into the right's acc. Step G - 1: what the left
-// pushed plus our input is the whole sum: into our out and the right's. All-gather, steps G ..
-// 2G - 3: pass on to the right the finished segment the left stored into our out. 2(G - 1) steps
-// as v5; every float of acc and out is still written once a launch, so "ready" flags suffice.
+// The schedule (push_segment, spans.cuh): at step j GPU me works on segment (me - j) mod G, which
+// its left neighbour pushed to it at step j - 1. Reduce-scatter, steps 0 .. G - 2: store our
+// input (step 0) or what the left pushed plus our input into the right's acc. Step G - 1: what
+// the left pushed plus our input is the whole sum: into our out and the right's. All-gather,
+// steps G .. 2G - 3: pass on to the right the finished segment the left stored into our out.
+// 2(G - 1) steps as v5; every float of acc and out is still written once a launch, so "ready"
+// flags suffice.
 
 typedef struct {
     const float *x;                           // our input
@@ -25,10 +26,6 @@ typedef struct {
     unsigned long long base;                  // what every flag held before this launch
     unsigned long long *failure;
 } push_args;
-
-__host__ __device__ inline int push_segment(int me, int gpus, int j) {
-    return (((me - j) % gpus) + gpus) % gpus;
-}
 
 // dst[i] = a[i] + b[i], and also into dst2 unless it is NULL: a was stored by another GPU (read at
 // the L2), b is ours, dst is the right neighbour's memory. As add_range.

@@ -10,7 +10,7 @@
 // 0-3 floats, with float4 n / 4) to block (j mod 512 B) / 512 of its B blocks, and B grows with
 // n from 32 KiB to 1 MiB: v6a's argument for its staging holds among v6b's calls of one B, not
 // where calls of other B, or of v6a, follow them on a stream with nothing from the host in
-// between (they never do here: v06a-staged.cuh, README).
+// between (they never do here: staged-sum.cuh, README).
 
 static void launch_v6b(void *problem) {
     allreduce_problem *p = (allreduce_problem *)problem;

@@ -53,10 +53,6 @@ typedef struct {
     unsigned long long *failure;         // ours: a wait that timed out says so here (4 words)
 } ll_args;
 
-// The slot of GPU `to`'s receive buffers that GPU `from` writes: the other GPUs in order, 0 to
-// G - 2, ours left out.
-__host__ __device__ inline int ll_slot(int from, int to) { return from < to ? from : from - 1; }
-
 // The word of float i: its bits below, the flag (the call's number, low 32 bits) above.
 __host__ __device__ inline unsigned long long ll_word(unsigned bits, unsigned flag) {
     return (unsigned long long)flag << 32 | bits;
@@ -116,7 +112,7 @@ allreduce_v6c_ll(const __grid_constant__ ll_args a, int me, int gpus, size_t n) 
     for (int h = 0; h < gpus; h++) {
         if (h == me) continue;
         unsigned long long *slot =
-            a.recv[h] + ((size_t)parity * (gpus - 1) + ll_slot(me, h)) * a.stride;
+            a.recv[h] + ((size_t)parity * (gpus - 1) + peer_slot(me, h)) * a.stride;
         for (size_t lo = blockIdx.x * CHUNK; lo < n; lo += step)
 #pragma unroll
             for (int u = 0; u < PER_THREAD; u++) {
@@ -137,7 +133,7 @@ allreduce_v6c_ll(const __grid_constant__ ll_args a, int me, int gpus, size_t n) 
             for (int h = 0; h < gpus; h++) {
                 float v = own;
                 if (h != me &&
-                    !wait_word(&mine[ll_slot(h, me) * a.stride + i], flag, &v, a.failure, h))
+                    !wait_word(&mine[peer_slot(h, me) * a.stride + i], flag, &v, a.failure, h))
                     return;  // a wait gave up (no barrier follows, so a thread may leave)
                 s += v;
             }
@@ -172,44 +168,4 @@ static void launch_v6c(void *problem) {
         CHECK_LAUNCH();
     }
     join_unless_batched(p);
-}
-
-// The self-test of what v6c's kernel computes on the CPU side: the number of failures (0 or 1).
-// Every float in one block's loop, exactly once, in block (i / 2048) mod 32 (v6a's block for its
-// float4) at every size; the slots a permutation of 0 .. G - 2 on every GPU; a word carries its
-// flag and float whole.
-static int v6c_self_test(void) {
-    const size_t sizes[] = {1, 2, 3, 5, 7, 511, 512, 513, 1000, 2047, 2048, 2049, 4097, 8193,
-                            63489, 65535, 65536, 65539, 262143, LL_MAX_N};
-    bool ok = true;
-    for (size_t si = 0; ok && si < sizeof sizes / sizeof sizes[0]; si++) {
-        size_t n = sizes[si];
-        unsigned blocks = ll_blocks(n);
-        unsigned char *seen = (unsigned char *)calloc(n, 1);  // how often each float came
-        if (!seen) return 1;
-        for (unsigned b = 0; ok && b < blocks; b++)  // the kernel's loops, block by block
-            for (size_t lo = b * 2048; lo < n; lo += (size_t)blocks * 2048)
-                for (int u = 0; u < 4; u++)
-                    for (size_t t = 0; t < 512; t++) {
-                        size_t i = lo + u * 512 + t;
-                        if (i >= n) continue;
-                        ok &= seen[i]++ == 0 && b == i / 2048 % 32 && b == i / 4 % 16384 / 512;
-                    }
-        for (size_t i = 0; ok && i < n; i++) ok = seen[i] == 1;
-        free(seen);
-    }
-    for (int G = 2; G <= MAX_GPUS; G++)
-        for (int to = 0; to < G; to++) {
-            unsigned used = 0;
-            for (int from = 0; from < G; from++)
-                if (from != to) used |= 1u << ll_slot(from, to);
-            ok &= used == (1u << (G - 1)) - 1;
-        }
-    unsigned long long w = ll_word(0xbf800000u, 0xfffffffeu);  // -1.0f, the flag of 2^32 - 2
-    ok &= (unsigned)(w >> 32) == 0xfffffffeu && (unsigned)w == 0xbf800000u &&
-          ll_word(0x7fc00000u, 3u) == 0x000000037fc00000ull;
-    printf("%s v6c: every float in one block, (i / 2048) mod 32 as in v6a, at 20 sizes from 1 to "
-           "%d floats; the slots 0 .. G - 2 on 2 to %d GPUs; a word holds its float and flag "
-           "whole\n", ok ? "PASS" : "FAIL", LL_MAX_N, MAX_GPUS);
-    return !ok;
 }

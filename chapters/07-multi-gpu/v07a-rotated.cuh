@@ -7,6 +7,8 @@
 // is loaded by one other at a time. On two GPUs there is one peer and nothing changes.
 // Everything else is v7's.
 
+// Meetings: at the start (inputs ready), in the middle (block b of every GPU has summed its
+// slice b, so ours may load it) and at the end (every GPU has loaded our input and our slice).
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
 allreduce_v7a_rotated(const __grid_constant__ meet_args a, int me, int gpus, size_t n) {
