@@ -4,7 +4,6 @@
 // a few cycles away instead of in L2, and only the block's 256 threads compete for a bin
 // instead of the whole GPU. At the end the block adds its bins to the global ones: 256 global
 // atomics per block in place of one per byte (merge_bins, merge-bins.cuh).
-
 __global__ void histogram_v1_privatized(const uint8_t *__restrict__ data, size_t n,
                                         unsigned *__restrict__ bins) {
     // EXERCISE: privatized begin
