@@ -478,53 +478,36 @@ static timing allreduce_time_batch(void *problem, const version *v, int warmup, 
 
 // ---- the self-test of the CPU side (no GPU) -----------------------------------------------------
 
-// The ring's schedule, played on the CPU for G GPUs with sets of contributions (bit g: GPU g's
-// input is in the sum), with the kernel's rule for where each step reads and writes. True when
-// every step reads only what the left neighbour wrote the step before, no input is added twice,
-// and after 2(G - 1) steps every GPU holds every segment's full sum.
-static bool ring_schedule_ok(int G) {
+// The rings' schedules, played on the CPU for G GPUs with sets of contributions (bit g: GPU g's
+// input is in the sum), with the kernels' rules for where each step reads and writes: v5's
+// (ring_segment; GPU g loads what its left neighbour wrote in the left's memory) or, with push,
+// v5a's (push_segment; the left stored it in g's memory, and g stores into its right
+// neighbour's). True when every step reads only what the left neighbour wrote the step before,
+// no input is added twice, and after 2(G - 1) steps every GPU holds every segment's full sum.
+static bool schedule_ok(int G, bool push) {
     unsigned acc[MAX_GPUS][MAX_GPUS] = {}, out[MAX_GPUS][MAX_GPUS] = {};
     for (int j = 0; j < 2 * (G - 1); j++) {
         unsigned pacc[MAX_GPUS][MAX_GPUS], pout[MAX_GPUS][MAX_GPUS];  // as the step found them
         memcpy(pacc, acc, sizeof acc);
         memcpy(pout, out, sizeof out);
         for (int g = 0; g < G; g++) {
-            int left = (g + G - 1) % G, seg = ring_segment(g, G, j);
-            if (j > 0 && ring_segment(left, G, j - 1) != seg) return false;
-            if (j < G - 1) {
+            int left = (g + G - 1) % G, right = (g + 1) % G;
+            int seg = push ? push_segment(g, G, j) : ring_segment(g, G, j);
+            // the segment the left neighbour worked on the step before: it must be ours
+            int was = push ? push_segment(left, G, j - 1) : ring_segment(left, G, j - 1);
+            if (j > 0 && was != seg) return false;
+            if (!push && j < G - 1) {  // v5's reduce-scatter: the left's partial sum plus ours
                 unsigned from = j == 0 ? 1u << left : pacc[left][seg];
                 if (from & (1u << g)) return false;
                 (j == G - 2 ? out : acc)[g][seg] = from | (1u << g);
-            } else {
+            } else if (!push) {  // v5's all-gather: the left's finished segment
                 out[g][seg] = pout[left][seg];
-            }
-        }
-    }
-    for (int g = 0; g < G; g++)
-        for (int s = 0; s < G; s++)
-            if (out[g][s] != (1u << G) - 1) return false;
-    return true;
-}
-
-// The pushing ring's schedule (v5a), played the same way: at step j GPU g reads its own acc (or,
-// in the all-gather, its own out), which its left neighbour stored at step j - 1, and stores into
-// its right neighbour's. True when every step reads what the left stored the step before, no
-// input is added twice, and after 2(G - 1) steps every GPU holds every segment's full sum.
-static bool push_schedule_ok(int G) {
-    unsigned acc[MAX_GPUS][MAX_GPUS] = {}, out[MAX_GPUS][MAX_GPUS] = {};
-    for (int j = 0; j < 2 * (G - 1); j++) {
-        unsigned pacc[MAX_GPUS][MAX_GPUS], pout[MAX_GPUS][MAX_GPUS];  // as the step found them
-        memcpy(pacc, acc, sizeof acc);
-        memcpy(pout, out, sizeof out);
-        for (int g = 0; g < G; g++) {
-            int left = (g + G - 1) % G, right = (g + 1) % G, seg = push_segment(g, G, j);
-            if (j > 0 && push_segment(left, G, j - 1) != seg) return false;
-            if (j < G) {  // reduce-scatter: our input onto what the left stored (none at step 0)
+            } else if (j < G) {  // v5a's reduce-scatter: ours onto what the left stored here
                 unsigned from = j == 0 ? 0u : pacc[g][seg];
                 if (from & (1u << g)) return false;
                 if (j < G - 1) acc[right][seg] = from | (1u << g);
                 else out[g][seg] = out[right][seg] = from | (1u << g);  // the whole sum
-            } else {  // all-gather: the finished segment the left stored in our out
+            } else {  // v5a's all-gather: the finished segment the left stored in our out
                 out[right][seg] = pout[g][seg];
             }
         }
@@ -611,12 +594,12 @@ static int allreduce_self_test(void) {
     failed += !ok;
     // the ring's schedule
     ok = 1;
-    for (int G = 2; G <= MAX_GPUS; G++) ok &= ring_schedule_ok(G);
+    for (int G = 2; G <= MAX_GPUS; G++) ok &= schedule_ok(G, false);
     printf("%s ring_segment: on 2 to %d GPUs each step reads what the left neighbour wrote the "
            "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
     failed += !ok;
     ok = 1;
-    for (int G = 2; G <= MAX_GPUS; G++) ok &= push_schedule_ok(G);
+    for (int G = 2; G <= MAX_GPUS; G++) ok &= schedule_ok(G, true);
     printf("%s push_segment: on 2 to %d GPUs each step reads what the left neighbour stored the "
            "step before, and every GPU ends with every full sum\n", ok ? "PASS" : "FAIL", MAX_GPUS);
     failed += !ok;
