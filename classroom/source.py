@@ -26,7 +26,7 @@ SECTION = re.compile(r"^// ---- (.+?) -+$")
 MARK = re.compile(r"^\s*// EXERCISE: ([a-z0-9][a-z0-9-]*) (begin|end)\b")
 TABLE_START = re.compile(r"^static const version (\w+)\[\] = \{\s*$")
 ROW = re.compile(r'^\s*\{"([^"]+)", "([^"]*)", (\w+), ([^}]*)\},?\s*(//.*)?$')  # a comment may follow
-SERVES = re.compile(r"\((v\d+[a-w]?) on\)")  # "(v5 on)", or a sub-step's "(v4a on)"
+SERVES = re.compile(r"\(([a-z]\d+[a-w]?) on\)")  # "(v5 on)", a sub-step's "(v4a on)", 04's "(c4 on)"
 INCLUDE = re.compile(r'^#include [<"]')
 KERNEL = re.compile(r"__global__\s+(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:void\s+)?(\w+)\s*\(")
 
