@@ -60,6 +60,8 @@
 //   v10-lean       an experiment: v10 with v14's lean k loop (v10x-lean.cuh)
 //   v10-unrolled   an experiment: v10 with v16's k loop, lean, unrolled and uniform
 //                  (v10x-unrolled.cuh)
+//   v10-storewarp  an experiment: v10-unrolled with its TMA stores issued, and its buffers freed,
+//                  by two idle warps of the producer warpgroup (v10x-storewarp.cuh)
 //   v11-pingpong   an experiment: v11 with each consumer warpgroup on 64 x 256 tiles of its own,
 //                  the two taking turns at the tensor cores (v11x-pingpong.cuh); v11-pingpong5
 //                  with a fifth stage, v11-pingpong-noload with no loads (unchecked), and
