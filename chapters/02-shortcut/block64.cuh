@@ -1,7 +1,8 @@
-// ---- a thread's 8 x 8 results of a 64 x 64 block: load8 and own (v2 on) -----------------------
+// ---- a thread's 8 x 8 results of a 64 x 64 block: load8 and own (v1c on) ----------------------
 
 // The 8 values of one row (of tp, dp or a tile) that thread c uses when it owns 8 x 8 results
-// of a 64 x 64 block: 4 at 4c and 4 at 32 + 4c, as two float4s. (v2 and v4 to v9 read with it.)
+// of a 64 x 64 block: 4 at 4c and 4 at 32 + 4c, as two float4s. (v1c, v1d, v2 and v4 to v9 read
+// with it.)
 __device__ __forceinline__ void load8(const float *row, int c, float x[8]) {
     constexpr int VEC = 4;    // floats per 16-byte load
     constexpr int HALF = 32;  // the second group of 4 starts 32 rows or columns later

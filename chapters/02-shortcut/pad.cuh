@@ -1,4 +1,4 @@
-// ---- preprocessing: pad with +inf and transpose (v2 on) ----------------------------------------
+// ---- preprocessing: pad with +inf and transpose (v1b on) ---------------------------------------
 
 // dp = d and tp = d transposed, both np x np with +inf outside the n x n corner. +inf is the
 // identity of min and absorbs any addition (inf + x = inf for x >= 0), so a padded i, j or k

@@ -8,8 +8,13 @@
 //   peak3         (baseline) the same pairs two at a time, FADD + FADD + VIMNMX3: v8's ceiling
 //   v0 naive        one thread per result; a warp reads d[i][k] from 16 rows at once
 //   v1 coalesced    swap the roles of i and j: a warp reads 16 consecutive floats of row k
-//   v2 regblock     8 x 8 results per thread from four 16-byte loads a step, on inputs padded
-//                   with +inf to a multiple of 64 and transposed by a preprocessing kernel
+//   v1a regblock    8 x 8 results per thread: 16 loads a step feed 64 pairs; rows and columns
+//                   past n are read as +inf
+//   v1b padded      the inputs padded with +inf to a multiple of 64 and transposed by a
+//                   preprocessing kernel: no guards, and d[i][k] read along a row of the transpose
+//   v1c wideload    each thread's 8 + 8 values as four float4s: 4 LDG.128 a step instead of 16
+//   v1d unrolled    the k loop unrolled 4 times, so the next steps' loads can be issued early
+//   v2 budget       __launch_bounds__ frees the registers that keep those loads in flight
 //   v3 shared       each block stages 8 x 64 tiles of both inputs in shared memory, and loads
 //                   the next tile into registers while it computes with the current one
 //   v3a widecopy    the tiles copied 16 bytes at a time: LDG.128 and STS.128 instead of .32
@@ -58,12 +63,12 @@
 #define FULL_CHECK_MAX 1024
 #define SAMPLE_ROWS 64
 
-// The largest padding any version asks for (v2 on); the padded buffers are allocated for it.
+// The largest padding any version asks for (v1b on); the padded buffers are allocated for it.
 #define PAD_MAX 64
 
 // The problem every version sees. d and r are n x n, row-major, on the device; t is d
 // transposed, n x n, made once before any version runs (the -transposed rows). dp and tp are
-// d and its transpose padded with +inf to np x np, where each version chooses np (v2 on).
+// d and its transpose padded with +inf to np x np, where each version chooses np (v1b on).
 typedef struct {
     size_t n;
     const float *d;
@@ -198,10 +203,14 @@ static void launch_peak3(void *problem) {
 
 #include "v00-naive.cuh"
 #include "v01-coalesced.cuh"
-#include "v01x-transposed.cuh"
+#include "v01a-regblock.cuh"
 #include "pad.cuh"
+#include "v01b-padded.cuh"
 #include "block64.cuh"
-#include "v02-regblock.cuh"
+#include "v01c-wideload.cuh"
+#include "v01d-unrolled.cuh"
+#include "v01x-transposed.cuh"
+#include "v02-budget.cuh"
 #include "v03-shared.cuh"
 #include "tile-spot.cuh"
 #include "v03a-widecopy.cuh"
@@ -243,7 +252,11 @@ static const version versions[] = {
     {"peak3", "add+min3", launch_peak3, KL_BASELINE | KL_UNCHECKED},
     {"v0", "naive", launch_v0, 0},
     {"v1", "coalesced", launch_v1, 0},
-    {"v2", "regblock", launch_v2, 0},
+    {"v1a", "regblock", launch_v1a, 0},
+    {"v1b", "padded", launch_v1b, 0},
+    {"v1c", "wideload", launch_v1c, 0},
+    {"v1d", "unrolled", launch_v1d, 0},
+    {"v2", "budget", launch_v2, 0},
     {"v3", "shared", launch_v3, 0},
     {"v3a", "widecopy", launch_v3a, 0},
     {"v4", "vectorized", launch_v4, 0},
@@ -263,7 +276,7 @@ static const version versions[] = {
     // every version timed end to end: copy d in, pad, compute, copy r out
     {"v0-e2e", "naive-e2e", launch_v0_e2e, 0},
     {"v1-e2e", "coalesced-e2e", launch_v1_e2e, 0},
-    {"v2-e2e", "regblock-e2e", launch_v2_e2e, 0},
+    {"v2-e2e", "budget-e2e", launch_v2_e2e, 0},
     {"v3-e2e", "shared-e2e", launch_v3_e2e, 0},
     {"v4-e2e", "vectorized-e2e", launch_v4_e2e, 0},
     {"v5-e2e", "pipelined-e2e", launch_v5_e2e, 0},
@@ -398,7 +411,7 @@ static int shortcut_self_test(void) {
                ok ? "PASS" : "FAIL", n);
         failed += !ok;
         free(t);
-        // padding with +inf changes nothing in the n x n corner: what v2 on rely on
+        // padding with +inf changes nothing in the n x n corner: what v1b on rely on
         for (size_t i = np; i-- > 0;)
             for (size_t j = np; j-- > 0;)
                 a[i * np + j] = (i < n && j < n) ? a[i * n + j] : INFINITY;

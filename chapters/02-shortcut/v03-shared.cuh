@@ -1,13 +1,13 @@
-// ---- v3 shared ---------------------------------------------------------------------------------
+// ---- v3 shared (from v1b) ----------------------------------------------------------------------
 
-// The block's 64 threads share every value they load: in v2 each d[k][j] went through L1 to the
+// The block's 64 threads share every value they load: in v1b each d[k][j] went through L1 to the
 // 8 threads that use it, one load instruction each. Now the block copies KT rows of tp and dp
 // (its 64 columns) into shared memory once, and every thread reads its 8 + 8 operands from
 // there: a shared load takes no trip through the L1 tags and has half the latency.
 //
 // Each thread loads one column of the tile. While computing with one tile, each thread already
 // has the loads of the next tile in flight into registers (pa, pb), so their latency hides behind
-// 8 steps of arithmetic. The thread's results are the same 8 x 8 as in v2; reads of
+// 8 steps of arithmetic. The thread's results are the same 8 x 8 as in v1b; reads of
 // as[k][8u + ty] are a 4-way broadcast and reads of bs[k][8w + tx] 8 consecutive words: no bank
 // conflicts.
 template <int RB, int RB_THREADS, int BLOCK64, int KT>

@@ -1,0 +1,52 @@
+// ---- v2 budget ---------------------------------------------------------------------------------
+
+// v1d's kernel with __launch_bounds__(64 threads, at least 1 block an SM), which frees the
+// compiler's register budget: without it the compiler holds the kernel to fewer registers, too
+// few to keep the unrolled steps' loads in flight; with it, the kernel takes 152 and an SM still
+// holds 6 blocks (each of the 4 schedulers has 16384 registers, and 3 warps of 32 x 152 = 4864
+// fit in them).
+template <int RB, int RB_THREADS, int BLOCK64, int UNROLL>
+__global__ void __launch_bounds__(RB_THREADS *RB_THREADS, 1)
+    shortcut_v2_budget(const float *__restrict__ dp, const float *__restrict__ tp,
+                       float *__restrict__ r, size_t n, size_t np) {
+    int tx = threadIdx.x, ty = threadIdx.y;
+    size_t i0 = (size_t)blockIdx.y * BLOCK64, j0 = (size_t)blockIdx.x * BLOCK64;
+    float v[RB][RB];
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) v[u][w] = INFINITY;
+#pragma unroll UNROLL
+    for (size_t k = 0; k < n; k++) {  // padded rows k >= n would only add +inf
+        float a[RB], b[RB];
+        load8(&tp[k * np + i0], ty, a);  // d[i][k]
+        load8(&dp[k * np + j0], tx, b);  // d[k][j]
+#pragma unroll
+        for (int u = 0; u < RB; u++)
+#pragma unroll
+            for (int w = 0; w < RB; w++) v[u][w] = fminf(v[u][w], a[u] + b[w]);
+    }
+#pragma unroll
+    for (int u = 0; u < RB; u++)
+#pragma unroll
+        for (int w = 0; w < RB; w++) {
+            size_t i = i0 + own(u, ty), j = j0 + own(w, tx);
+            if (i < n && j < n) r[i * n + j] = v[u][w];  // the padding is computed, not stored
+        }
+}
+
+static void launch_v2(void *problem) {
+    shortcut_problem *p = (shortcut_problem *)problem;
+    constexpr int RB = 8;                     // results a thread along each dimension: 8 x 8
+    constexpr int RB_THREADS = 8;             // threads a block along each dimension: 8 x 8
+    constexpr int BLOCK64 = RB * RB_THREADS;  // 64 x 64 results a block
+    static_assert(RB == 8 && BLOCK64 == 64, "load8 and own read 8 values of a 64-wide block");
+    // Steps unrolled in the k loop: with 4 steps in view the compiler can issue the next steps'
+    // loads before this step's arithmetic, so a load has some 400 instructions to arrive, not 130.
+    constexpr int UNROLL = 4;
+    size_t np = pad_inputs<BLOCK64>(p);
+    unsigned blocks = (unsigned)(np / BLOCK64);
+    shortcut_v2_budget<RB, RB_THREADS, BLOCK64, UNROLL>
+        <<<dim3(blocks, blocks), dim3(RB_THREADS, RB_THREADS)>>>(p->dp, p->tp, p->r, p->n, np);
+    CHECK_LAUNCH();
+}
