@@ -5,7 +5,8 @@
 // 1/2. A block of 8 x 8 threads covers 64 x 64 results. Thread (tx, ty) owns the rows
 // i0 + 8u + ty and the columns j0 + 8w + tx (the course's layout): for one load the warp's 32
 // threads (tx 0..7, ty 0..3) read 8 consecutive floats of row k, or d[i][k] of 4 rows, each
-// shared by 8 threads. A row or column past n is read as +inf, which never wins a min.
+// shared by 8 threads. A row or column past n is not read from d but taken as +inf: it only
+// meets results past n, which are not stored.
 template <int RB, int RB_THREADS, int BLOCK64>
 __global__ void shortcut_v1a_regblock(const float *__restrict__ d, float *__restrict__ r,
                                       size_t n) {
