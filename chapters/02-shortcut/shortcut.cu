@@ -9,7 +9,7 @@
 //   v0 naive        one thread per result; a warp reads d[i][k] from 16 rows at once
 //   v1 coalesced    swap the roles of i and j: a warp reads 16 consecutive floats of row k
 //   v1a regblock    8 x 8 results per thread: 16 loads a step feed 64 pairs; rows and columns
-//                   past n are read as +inf
+//                   past n are taken as +inf, not read
 //   v1b padded      the inputs padded with +inf to a multiple of 64 and transposed by a
 //                   preprocessing kernel: no guards, and d[i][k] read along a row of the transpose
 //   v1c wideload    each thread's 8 + 8 values as four float4s: 4 LDG.128 a step instead of 16
