@@ -39,15 +39,20 @@ __device__ __forceinline__ void copy_wait() {
 #endif
 }
 
+// The order of a thread's FMAs in a step: row i of its results, left to right, for each i.
+struct rows_forward {
+    __device__ static constexpr int column(int, int jj, int) { return jj; }
+};
+
 // A tile shape: BM_ x BN_ results a block, BK_ deep, warps of WM_ x WN_, STAGES_ buffers,
 // and MIN_BLOCKS_ blocks that must fit an SM at once (it caps the registers per thread).
-// SERPENTINE_ is v11's order of the FMAs (false before v11).
+// ORDER_ says in which order a thread's FMAs of a step run (ORDER_::column).
 template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MIN_BLOCKS_,
-          bool SERPENTINE_ = false>
+          class ORDER_ = rows_forward>
 struct shape {
     static constexpr int bm = BM_, bn = BN_, bk = BK_, wm = WM_, wn = WN_, stages = STAGES_;
     static constexpr int min_blocks = MIN_BLOCKS_;
-    static constexpr bool serpentine = SERPENTINE_;
+    typedef ORDER_ order;
     static constexpr int threads = (BM_ / WM_) * (BN_ / WN_) * 32;
     static constexpr int lanes_m = 8, lanes_n = 4;  // a warp: 8 lanes down its patch, 4 across (v8)
     static constexpr int piece = 4;                 // a thread's results in pieces of 4 x 4 (v8)
@@ -174,7 +179,7 @@ matmul_v9_async(const real *__restrict__ a, const real *__restrict__ b, real *__
             for (int i = 0; i < S::tm; i++)
 #pragma unroll
                 for (int jj = 0; jj < S::tn; jj++) {
-                    int j = S::serpentine && i % 2 ? S::tn - 1 - jj : jj;  // v11: odd rows backwards
+                    int j = S::order::column(i, jj, S::tn);
                     acc[i][j] += af[i] * bf[j];
                 }
         }

@@ -73,7 +73,7 @@ matmul_v13_streamk(const real *__restrict__ a, const real *__restrict__ b, real 
             for (int i = 0; i < S::tm; i++)
 #pragma unroll
                 for (int jj = 0; jj < S::tn; jj++) {
-                    int j = S::serpentine && i % 2 ? S::tn - 1 - jj : jj;
+                    int j = S::order::column(i, jj, S::tn);
                     acc[i][j] += af[i] * bf[j];
                 }
         }

@@ -5,9 +5,9 @@
 // a question of the schedule the compiler finds (see the README); we chose it by measuring the
 // warp shapes.
 #ifdef MATMUL_FP64  // doubles: warps of 64 x 16 in v11's 64 x 64 tile, 8 x 4 a thread
-typedef shape<64, 64, 16, 64, 16, 3, 1, true> tallwarp_shape;
+typedef shape<64, 64, 16, 64, 16, 3, 1, rows_serpentine> tallwarp_shape;
 #else
-typedef shape<128, 256, 16, 128, 32, 4, 1, true> tallwarp_shape;
+typedef shape<128, 256, 16, 128, 32, 4, 1, rows_serpentine> tallwarp_shape;
 #endif
 
 static void launch_v12(void *problem) { launch_async<tallwarp_shape>((matmul_problem *)problem); }

@@ -5,9 +5,9 @@
 // the compiler spends on a longer schedule of the same loop. v19 runs it where v16 picks v14 and
 // all the tiles fit in one round of that build: there it can only gain. Elsewhere v19 is v18.
 #ifdef MATMUL_FP64
-typedef shape<64, 32, 16, 64, 16, 3, 1, true> unbounded_shape;
+typedef shape<64, 32, 16, 64, 16, 3, 1, rows_serpentine> unbounded_shape;
 #else
-typedef shape<64, 128, 16, 64, 32, 4, 1, true> unbounded_shape;
+typedef shape<64, 128, 16, 64, 32, 4, 1, rows_serpentine> unbounded_shape;
 #endif
 
 // How many blocks of the async kernel for shape S the whole GPU runs at once, asked once.
