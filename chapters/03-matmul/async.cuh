@@ -5,6 +5,10 @@
 // a time, so it can land transposed; B 16 bytes at a time where its rows allow. Out-of-range
 // elements are zero-filled by the copy itself (edges: padding). v9 to v12, v14 and v19 run this
 // kernel, each with a tile shape of its own; v13's kernel is a copy of its main loop.
+// Three parameters serve later versions, and v9 to v16 pass them as no-ops: B's and C's row
+// lengths, ldb and ldc (n until v17 pads B and v18 cuts C), and VC, C's 16-byte stores, apart
+// from VB (the same until v17). They are here from v9 on because every row measured from v9 on
+// ran this code; v17's and v18's files are where they first differ from n and from VB.
 
 // One asynchronous copy of BYTES (4, 8 or 16) into shared memory, or zeros when !inside.
 template <int BYTES>
@@ -100,7 +104,8 @@ __device__ __forceinline__ void copy_tile(real *stage, const real *__restrict__ 
             // banks. (Four elements a thread, as in the 16-byte copies, would put a warp's
             // copies 4 elements apart: a quarter of each sector used, and 4-way conflicts.)
             const real *pb = b + (k0 + tid / S::bn) * ldb + t.c0 + tid % S::bn;
-#pragma unroll 4  // wholly unrolled, v14's pieces kernel runs out of registers on sm_80
+#pragma unroll 4  // wholly unrolled, v13's pieces kernel on v14's tile (v15) runs out of
+                  // registers on sm_80; kept for every version since
             for (int i = 0; i < S::bk * S::bn / S::threads; i++)
                 copy_async<sizeof(real)>(&bs[tid + i * S::threads],
                                          pb + (size_t)i * (S::threads / S::bn) * ldb, true);

@@ -254,6 +254,7 @@ static void launch_peak(void *problem) {
 
 #include "v00-naive.cuh"
 #include "v01-coalesced.cuh"
+#include "v01x-maxshared.cuh"
 #include "tiles.cuh"
 #include "v02-tiled.cuh"
 #include "v03-prefetch.cuh"

@@ -3,7 +3,8 @@
 // B 4 bytes at a time. v17 first copies B into rows of ldb = n rounded up to a multiple of 4 (the
 // extra columns zero), a pass over B, and runs v16's choice on the copy, with 16-byte copies of
 // B. C keeps its n columns and is stored an element at a time as before, once a tile rather than
-// once a k step. Where n is a multiple of 4, v17 is v16.
+// once a k step. Where n is a multiple of 4, v17 is v16. The kernels have taken ldb, and VC
+// apart from VB, since v9 (async.cuh, pieces.cuh): v17 is the first to pass an ldb other than n.
 
 // Copies B into p->padded_b, rows of ldb = n rounded up to a multiple of VEC, and returns ldb.
 static size_t pad_b(matmul_problem *p) {

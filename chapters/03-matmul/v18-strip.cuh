@@ -4,9 +4,10 @@
 // two along n: the first n - r columns are a product of their own, run by that version on tiles
 // that end at the cut, and the last r a narrow product, run by v15's split-K kernel on tiles of
 // 32 rows x STRIP_COLS columns, one warp a block. Elsewhere v18 is v17.
-// For this the kernels take C's row length (ldc) apart from n: the first product's C has n - r
-// columns in rows n long, the strip's r. Not under v14 and v15, whose tiles are 128 wide: measured
-// there, the strip cost more than it saved (the README).
+// For this the kernels take C's row length (ldc) apart from n (they have since v9, async.cuh;
+// v18 is the first to pass one other than n): the first product's C has n - r columns in rows n
+// long, the strip's r. Not under v14 and v15, whose tiles are 128 wide: measured there, the strip
+// cost more than it saved (the README).
 #ifdef MATMUL_FP64  // doubles: v12's tiles are 64 wide, and strips up to 16 columns
 typedef shape<32, 16, 16, 32, 16, 4, 8> strip_shape;
 #else
