@@ -10,7 +10,9 @@
 //   v3 prefetch   the next tile is loaded into registers while the current one is used
 //   v4 unrolled   the inner loop over the tile unrolled: no counter, constant offsets, wide loads
 //   v4a coarsened each thread computes 8 results down a column: one B value serves 8 FMAs
-//   v5 granular   a 64 x 64 tile, 8 deep, for 512 threads: a copied value serves 64 FMAs, not 32
+//   v4b shallow   v4a's tile 8 deep instead of 32: a quarter of the shared memory and copies
+//   v4c bounded   v4b with __launch_bounds__(128, 1): more registers a thread, fewer blocks
+//   v5 granular   a 64 x 64 tile for 512 threads: a copied value serves 64 FMAs, not 32
 //   v6 regblock   each thread computes an 8 x 8 block: 16 loads from shared memory feed 64 FMAs
 //   v6a readonly  global loads through the read-only path (const __restrict__, __ldg)
 //   v6b wide      16-byte global loads and stores
@@ -260,6 +262,8 @@ static void launch_peak(void *problem) {
 #include "v03-prefetch.cuh"
 #include "v04-unrolled.cuh"
 #include "v04a-coarsened.cuh"
+#include "v04b-shallow.cuh"
+#include "v04c-bounded.cuh"
 #include "v05-granular.cuh"
 #include "v06-regblock.cuh"
 #include "v06x-noprefetch.cuh"
@@ -306,6 +310,8 @@ static const version versions[] = {
     {"v3", "prefetch", launch_v3, 0},
     {"v4", "unrolled", launch_v4, 0},
     {"v4a", "coarsened", launch_v4a, 0},
+    {"v4b", "shallow", launch_v4b, 0},
+    {"v4c", "bounded", launch_v4c, 0},
     {"v5", "granular", launch_v5, 0},
     {"v6", "regblock", launch_v6, 0},
     {"v6a", "readonly", launch_v6a, 0},

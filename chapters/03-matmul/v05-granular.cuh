@@ -1,8 +1,8 @@
 // ---- v5 granular --------------------------------------------------------------------------------
-// v4a's TM results a thread, on a larger tile: 64 x 64 results, BK = 8 deep, for 512 threads.
+// The only change: v4c's tile, 8 deep, grows from 32 x 32 results to 64 x 64, for 512 threads.
 // A value copied into shared memory now serves 64 FMAs instead of 32, so the global loads per
-// FMA halve, and each thread copies one element of A and one of B a tile (v4a: TM of each).
-// Shallower tiles keep the shared memory small: 4 KiB where v4a's took 8.
+// FMA halve. Each thread copies one element of A and one of B a tile (v4c: two of each), so
+// v4c's copy loops are single copies here. The tiles take 4 KiB (v4c's 2, v4a's 8).
 template <int BM, int BN, int BK, int TM>
 __global__ void __launch_bounds__(BM * BN / TM, 1)
 matmul_v5_granular(const real *a, const real *b, real *c, size_t m, size_t n, size_t k) {
