@@ -18,7 +18,8 @@
 //   v6b wide      16-byte global loads and stores
 //   v6c transposed A stored transposed in shared memory: a thread's A values in 16-byte loads
 //   v6d padded    the transposed tile's rows padded: the transposing stores hit different banks
-//   v7 vectorized two blocks an SM, which the registers freed by v6a-v6d allow
+//   v6e twoblocks two blocks an SM, which the registers freed by v6a-v6d allow
+//   v7 vectorized v6e's accesses written in vectors: the form v8 and the later versions build on
 //   v8 warptiled  a warp owns a 64 x 32 patch and each thread four 4 x 4 pieces: no bank conflicts
 //   v9 async      cp.async copies tiles straight into a ring of shared buffers: one barrier a tile
 //   v9a bigtile   the same kernel on a 128 x 256 tile, 16 deep, chosen for this GPU (3 stages)
@@ -272,6 +273,7 @@ static void launch_peak(void *problem) {
 #include "v06b-wide.cuh"
 #include "v06c-transposed.cuh"
 #include "v06d-padded.cuh"
+#include "v06e-twoblocks.cuh"
 #include "v07-vectorized.cuh"
 #include "v07x-maxl1.cuh"
 #include "v08-warptiled.cuh"
@@ -318,6 +320,7 @@ static const version versions[] = {
     {"v6b", "wide", launch_v6b, 0},
     {"v6c", "transposed", launch_v6c, 0},
     {"v6d", "padded", launch_v6d, 0},
+    {"v6e", "twoblocks", launch_v6e, 0},
     {"v7", "vectorized", launch_v7, 0},
     {"v8", "warptiled", launch_v8, 0},
     {"v9", "async", launch_v9, 0},

@@ -1,9 +1,10 @@
 // ---- v7 vectorized ------------------------------------------------------------------------------
-// v6d's data movement, and two blocks an SM (MIN_BLOCKS in __launch_bounds__), which the
-// registers that v6a to v6d freed allow: the compiler holds a thread to 128 registers, and one
-// block's FMAs run while the other waits at its barrier. The kernel is written in vectors
-// (a_next[A_VECS]) where v6b-v6d keep v6's arrays of elements, and loads B's fragment with
-// load_frag: the same accesses, in the form v8 and the versions after it build on.
+// The only change: v6e's kernel written in vectors (a_next[A_VECS]) where v6b to v6e keep v6's
+// arrays of elements, and B's fragment loaded with load_frag: the same accesses, in the form v8
+// and the versions after it build on. The compiler needs fewer registers for this form: the
+// builds for rows of A that do not start on 16 bytes now fit 128 registers without spilling, so
+// the bound asks for two blocks in every build (v6e: where VA only). Where the rows are aligned
+// (4096^3) the accesses and the occupancy are v6e's, and what changes is the compiler's code.
 template <int BM, int BN, int BK, int TM, int TN, int MIN_BLOCKS, bool VA, bool VB>
 __global__ void __launch_bounds__(BM / TM * BN / TN, MIN_BLOCKS)
 matmul_v7_vectorized(const real *__restrict__ a, const real *__restrict__ b,
