@@ -31,6 +31,7 @@
 //   v15 splitk    each tile's k steps cut into runs when there are too few tiles for the GPU
 //   v1-maxshared and v7-maxl1   an experiment: v1 and v7 asking for the other L1/shared split
 //   v6-noprefetch an experiment: v6 without v3's prefetch, to measure its registers and its gain
+//   v6-tile64     an experiment: v6's kernel on v5's 64 x 64 tile, its register blocking alone
 //   v16 dispatch  estimates v12-v15's time from the shape and runs the fastest, as libraries do
 //   v17 padded    B copied into rows that start on 16 bytes when n is not a multiple of 4
 //   v18 strip     the last few columns of C, which fill a column of tiles, done as a product apart
@@ -268,6 +269,7 @@ static void launch_peak(void *problem) {
 #include "v05-granular.cuh"
 #include "v06-regblock.cuh"
 #include "v06x-noprefetch.cuh"
+#include "v06x-tile64.cuh"
 #include "v06a-readonly.cuh"
 #include "vectors.cuh"
 #include "v06b-wide.cuh"
@@ -341,8 +343,9 @@ static const version versions[] = {
 #ifndef MATMUL_FP64
     {"v1-maxshared", "carveout-100", launch_v1_maxshared, 0},
 #endif
-    // experiments on v6: what its prefetch costs and buys
+    // experiments on v6: what its prefetch costs and buys, and what its larger tile adds
     {"v6-noprefetch", "no-prefetch", launch_v6_noprefetch, 0},
+    {"v6-tile64", "tile-64", launch_v6_tile64, 0},
 #ifndef MATMUL_FP64
     // experiments on v7: the carveout (FP32 build), all of L1 asked for
     {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
