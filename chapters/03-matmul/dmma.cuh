@@ -34,12 +34,16 @@ struct dmma_tile {
                   "16-byte copies of both tiles split evenly");
 };
 
-// The instruction shapes: D (M x 8) += A (M x K) B (K x 8), a warp.
+// The instruction shapes: D (M x 8) += A (M x K) B (K x 8), a warp. copies_first: whether a
+// tile's copies of the next tile are issued before its instructions, as v9 issues them (only
+// the v20-copyfirst experiment), rather than halfway through them.
 struct dmma_m8n8k4 {
     static constexpr int m = 8, k = 4;
+    static constexpr bool copies_first = false;
 };
 struct dmma_m16n8k16 {
     static constexpr int m = 16, k = 16;
+    static constexpr bool copies_first = false;
 };
 
 __device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
@@ -214,7 +218,7 @@ matmul_v20_dmma(const double *__restrict__ a, const double *__restrict__ b,
         __syncthreads();  // everyone's have, and everyone is done with tile kt - 1
         const double *as = ring + kt % T::STAGES * T::STAGE + row0 * T::LDA;
         const double *bs = ring + kt % T::STAGES * T::STAGE + T::BM * T::LDA + col0;
-        constexpr int HALF = T::BK / 2 / MMA::k * MMA::k;  // whole instructions
+        constexpr int HALF = MMA::copies_first ? 0 : T::BK / 2 / MMA::k * MMA::k;  // whole ones
         dmma_steps<MMA, 0, HALF>(acc, as, bs, g, tg);
         size_t next = kt + T::STAGES - 1;  // into the buffer tile kt - 1 used
         if (next < k_tiles)

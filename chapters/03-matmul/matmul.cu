@@ -41,6 +41,7 @@
 //   v20 dmma      v9's ring of tiles, the multiply-adds done by mma.sync m8n8k4 (8.0 and later)
 //   v21 dmma16    the same with Hopper's m16n8k16 instruction, eight times the work each (9.0)
 //   v22 grouped   v21 with the tiles handed out in groups of rows, so blocks in flight share B
+//   v20-copyfirst an experiment: v20 with the next tile's copies before the instructions, as v9
 //
 // Build and run:   make build/matmul && build/matmul                      (4096 x 4096 x 4096)
 //                  build/matmul -m 1000 -n 999 -k 1001 -v v6,v9 --input int
@@ -295,6 +296,7 @@ static void launch_peak(void *problem) {
 #include "v19-unbounded.cuh"
 #include "dmma.cuh"
 #include "v20-dmma.cuh"
+#include "v20x-copyfirst.cuh"
 #include "v21-dmma16.cuh"
 #include "v22-grouped.cuh"
 
@@ -349,6 +351,9 @@ static const version versions[] = {
 #ifndef MATMUL_FP64
     // experiments on v7: the carveout (FP32 build), all of L1 asked for
     {"v7-maxl1", "carveout-0", launch_v7_maxl1, 0},
+#else
+    // experiments on v20 (FP64 build): its next tile's copies issued before the instructions
+    {"v20-copyfirst", "copy-first", launch_v20_copyfirst, 0},
 #endif
     // dispatchers: each runs one of the kernels above, chosen from the shape
     {"v16", "dispatch", launch_v16, 0},
@@ -432,7 +437,7 @@ static void matmul_save(void *problem, const char *dir, const char *tag) {
 static const char *matmul_skip(void *problem, const version *v) {
     const matmul_problem *p = (const matmul_problem *)problem;
     static char why[120];
-    int need = strcmp(v->tag, "v20") == 0                                  ? 80
+    int need = strncmp(v->tag, "v20", 3) == 0                              ? 80
                : strcmp(v->tag, "v21") == 0 || strcmp(v->tag, "v22") == 0 ? 90
                                                                             : 0;
     if (p->cc >= need) return NULL;
