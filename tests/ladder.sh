@@ -89,10 +89,10 @@ ladder)
         prev=$f ptag=$tag
     done < <(main_ladder)
     if files | awk -F'\t' -v s="$STEP" '$1 !~ s' | grep -q .; then
-        echo "Experiments, each against the version it varies:"
-        while IFS=$'\t' read -r tag idea f _; do
-            base=$(file_of "${tag%%-*}")
-            size=${base:+$(changed "$base" "$f")}
+        echo "Experiments, each against the version it varies (or the step its title names):"
+        while IFS=$'\t' read -r tag idea f from; do
+            base=$(file_of "${from:-${tag%%-*}}")
+            size=${base:+$(changed "$base" "$f")${from:+ (from $from)}}
             printf '  %-14s %-28s %-12s %s\n' "$tag" "$(basename "$f")" "${size:-}" "$idea"
         done < <(files | awk -F'\t' -v s="$STEP" '$1 !~ s')
     fi

@@ -1,4 +1,4 @@
-// ---- v10-storewarp (an experiment): its stores of C issued by a producer warp (from v10-unrolled)
+// ---- v10-storewarp (an experiment): stores issued by producer warps (from v10-unrolled) ---------
 // In v10 a consumer warpgroup stages a box of C, meets, and its thread 0 hands the box to the
 // copy engine and waits until the copy engine has read the buffer it will write next: the
 // warpgroup's next box waits for both. Here the two idle warps of the producer warpgroup do that
