@@ -4,6 +4,8 @@
 // Part 1, counters: n updates spread over m counters (update i goes to counter i % m).
 //   c0 racy       a plain ++ on a block's shared copy of the counters: updates vanish (the lesson,
 //                 not a result; its lost updates are reported, and racecheck flags it)
+//   c0a global    c1's grid walk with a plain ++ on the global counters: updates vanish there too
+//                 (unchecked, its lost updates reported; racecheck does not see a global race)
 //   c1 atomic     atomicAdd: the hardware's read-modify-write, nothing lost
 //   c2 casint     atomicAdd built from atomicCAS: read, compute, swap if unchanged, else retry
 //   c3 casfloat   the same loop adding floats (their bits go through the integer CAS)
@@ -60,7 +62,7 @@ static const char *const inputs[] = {"uniform", "degenerate", "skewed", NULL};
 
 // What a counter version computes, and so which reference it is checked against.
 enum {
-    KIND_COUNT,    // c0, c1, c2, c5: how many updates each counter received
+    KIND_COUNT,    // c0, c0a, c1, c2, c5: how many updates each counter received
     KIND_SUM,      // c3: a float sum
     KIND_MAX,      // c4: a float maximum
     KIND_DOWN,     // c6: the count subtracted from 0, modulo 2^32
@@ -263,6 +265,7 @@ static void chain_check_cpu(check_result *r, const uint32_t *x, const uint32_t *
 
 #include "counters-grid.cuh"
 #include "c00-racy.cuh"
+#include "c00a-global.cuh"
 #include "c01-atomic.cuh"
 #include "c02-casint.cuh"
 #include "c03-casfloat.cuh"
@@ -281,6 +284,7 @@ static void chain_check_cpu(check_result *r, const uint32_t *x, const uint32_t *
 
 static const version counter_versions[] = {
     {"c0", "racy", launch_c0, KL_UNCHECKED},
+    {"c0a", "global", launch_c0a, KL_UNCHECKED},
     {"c1", "atomic", launch_c1, 0},
     {"c2", "casint", launch_c2, 0},
     {"c3", "casfloat", launch_c3, 0},
