@@ -6,7 +6,7 @@
 // counters with atomics, so every lost update was lost in the ++.
 //
 // We race in shared memory because that is where compute-sanitizer's racecheck can watch; the
-// same ++ on a global word loses updates the same way (TRY: make tally a global array).
+// same ++ on a global word loses updates the same way (c0a, the next step, does it).
 template <int SPAN>
 __global__ void counters_c0_racy(unsigned *count, size_t n, unsigned m) {
     __shared__ unsigned tally[SPAN];
