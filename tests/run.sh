@@ -370,6 +370,44 @@ PY
             fail "--verify of a skipped version: no run that skips v9 (GPU $cc)"
             cat "$tmp/sm90.log" "$tmp/vd.log" 2>/dev/null | tail -n 5 | sed 's/^/    /'
         fi
+        # 07's check passes a GPU's result that is GPU 0's bit for bit on GPU 0's verdict
+        # (allreduce.cu, same_as_gpu0). A dump of v5 with one float changed in GPU 1's row, or in
+        # both rows alike, must still fail --verify; the dump as written must pass.
+        if [ -x build/allreduce ] && [ "$(build/gpuinfo count 2>/dev/null || echo 0)" -ge 2 ]; then
+            rm -rf "$tmp/ad"
+            n=4099
+            if build/allreduce -n $n -v v5 --check-only --dump "$tmp/ad" >"$tmp/ad.log" 2>&1; then
+                verdicts=""
+                for rows in none 1 0,1; do
+                    cp "$tmp/ad/v5.out" "$tmp/ad/v5.orig"
+                    python3 - "$tmp/ad/v5.out" $n $rows <<'PY'
+import struct, sys
+path, n, rows = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+data = bytearray(open(path, "rb").read())
+for g in ([] if rows == "none" else [int(r) for r in rows.split(",")]):
+    at = 4 * (g * n + 17)  # element 17 of GPU g's result, made 1 larger
+    data[at:at + 4] = struct.pack("<f", struct.unpack("<f", data[at:at + 4])[0] + 1.0)
+open(path, "wb").write(data)
+PY
+                    build/allreduce -n $n -v v5 --verify "$tmp/ad" >"$tmp/av-$rows.log" 2>&1
+                    verdicts="$verdicts $rows:$?"
+                    mv "$tmp/ad/v5.orig" "$tmp/ad/v5.out"
+                done
+                if [ "$verdicts" = " none:0 1:1 0,1:1" ] &&
+                    grep -q "mismatch at (1, 17)" "$tmp/av-1.log" &&
+                    grep -q "GPU 1: GPU 0's result, bit for bit: the same 1 wrong element$" "$tmp/av-0,1.log"; then
+                    pass "allreduce --verify: a float changed in GPU 1's row, or in both rows alike, fails"
+                else
+                    fail "allreduce --verify of a changed dump: exits$verdicts, want none:0 1:1 0,1:1"
+                    tail -n 4 "$tmp/av-0,1.log" | sed 's/^/    /'
+                fi
+            else
+                fail "allreduce -v v5 --dump"
+                tail -n 3 "$tmp/ad.log" | sed 's/^/    /'
+            fi
+        else
+            skip "allreduce --verify of a changed dump: fewer than two GPUs"
+        fi
         echo "== (g) the grader on the GPU: reference solutions, untouched kits, planted bugs"
         # More than 8 minutes on an H100 (the speed cases run in turns). KL_GRADER_GPU=0 leaves it to a run of its own,
         # python3 tests/classroom/test_grader.py gpu (KL_EXERCISES=01-transpose/tiled,... picks some).
