@@ -51,9 +51,12 @@ for d in $(chapters "${1:-}"); do
         while read -r args; do
             echo "== $prog $args"
             say "$(basename "$d"): $prog $args"
+            line_start=$(date +%s)
             # shellcheck disable=SC2086
             build/"$prog" $args --csv "$csv" || status=1
             done_runs=$((done_runs + 1))
+            # how long the line took, set-up and checks included: where a sweep's time goes
+            echo "   ($(($(date +%s) - line_start)) s, $(($(date +%s) - start)) s since the sweep began)"
         done < <(arg_lines "$(bench_args "$d" "$prog")")
         bash plots/terminal.sh "$csv"
     done
