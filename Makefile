@@ -89,7 +89,7 @@ endef
 -include $(CHAPTER_DIRS:%=%/chapter.mk)
 
 .PHONY: all run test bench plots sanitize profile sass clean help setup archs print-archs \
-        evidence evidence-ptxas evidence-check ncu power ladder diff FORCE \
+        evidence evidence-ptxas evidence-check ncu power timeline ladder diff FORCE \
         exercises starter grade grade-all grade-sample autograder
 all: $(PROGRAMS) build/gpuinfo
 
@@ -194,6 +194,13 @@ ncu: $(TOOL_DEPS)
 power: $(TOOL_DEPS)
 	@bash tests/power.sh "$(CH)"
 
+# make timeline CH=06-tensor-cores: the experiment v16-timeline's notes of when each block began
+# and ended each part of its work (chapters/CH/timeline.args), into
+# plots/results/<gpu>/timeline/CH-units.csv and its table CH.csv; make plots draws the figures
+# (tests/timeline.sh, plots/timeline.py).
+timeline: $(TOOL_DEPS)
+	@bash tests/timeline.sh "$(CH)"
+
 # make ladder CH=03-matmul: the chapter's steps, one file each, and how many lines each changes;
 # make diff CH=03-matmul B=v6 (A=v5): one step as a unified diff of the two versions' files.
 ladder:
@@ -266,6 +273,7 @@ help:
 	@echo "make ncu        CH=NN-topic  the chapter's counters (ncu.args) into plots/results/<gpu>/ncu/"
 	@echo "                (V=v1,v2: only those versions, merged into the CSVs there)"
 	@echo "make power      CH=NN-topic  clock and power while each power.args line runs, into plots/results/<gpu>/power/"
+	@echo "make timeline   CH=06-tensor-cores  when each block did what (v16-timeline), into plots/results/<gpu>/timeline/"
 	@echo "make sass       CH=NN-topic  dump the chapter's SASS to build/<topic>.sass"
 	@echo "make ladder     CH=NN-topic  the chapter's steps, a file each, and the lines each changes"
 	@echo "make diff       CH=NN-topic B=vN [A=vM]  one step as a diff (A: the step before B)"

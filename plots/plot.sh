@@ -24,6 +24,12 @@ for res in plots/results/*/; do
         if py "$script" "$csv" "$out" >/dev/null; then echo "PASS figure script $script"
         else echo "FAIL figure script $script"; status=1; fi
     done
+    # make timeline's notes (plots/timeline.py): a figure per size
+    for units in "$res"timeline/*-units.csv; do
+        [ -f "$units" ] || continue
+        if py plots/timeline.py figure "$units" "$out" >/dev/null; then echo "PASS figure timeline $units"
+        else echo "FAIL figure timeline $units"; status=1; fi
+    done
     if ! command -v gnuplot >/dev/null; then
         echo "SKIP gnuplot charts: gnuplot is not installed"
         continue

@@ -168,7 +168,9 @@ def heading(col, rows):
             # make power's columns (plots/power.py)
             "clock_mhz": "SM clock, MHz (median)", "power_w": "power, W (median)",
             "temp_c_max": "hottest, °C", "held_by": "clock held by",
-            "mj_per_launch": "energy a launch, mJ"}.get(col, col)
+            "mj_per_launch": "energy a launch, mJ",
+            # make timeline's table (plots/timeline.py)
+            "count": "samples", "median_us": "µs (median)", "min_us": "least", "max_us": "most"}.get(col, col)
 
 
 def results_csv(name, gpu):

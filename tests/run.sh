@@ -185,6 +185,8 @@ if want d; then
         count_lines "profiler evidence (plots/ncu.py)" "$tmp/ncu.log" $?
         python3 tests/test_power.py >"$tmp/power.log" 2>&1
         count_lines "clock and power evidence (plots/power.py, make power)" "$tmp/power.log" $?
+        python3 tests/test_timeline.py >"$tmp/timeline.log" 2>&1
+        count_lines "block timelines (plots/timeline.py, make timeline)" "$tmp/timeline.log" $?
         # twice, the same bytes: no date, version or random id in any figure file
         bash plots/plot.sh --out "$tmp/figures2" >/dev/null 2>&1
         if differ=$(diff -rq "$tmp/figures" "$tmp/figures2"); then

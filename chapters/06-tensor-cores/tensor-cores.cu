@@ -52,6 +52,8 @@
 //   v12-hilbert    an experiment: v12 with its pairs in the order of a Hilbert curve
 //   v13-always     an experiment: v13 splitting every partial last round, however little it saves
 //   v13-quadstore  an experiment: v13 storing C from registers, 16 bytes a thread, no staging
+//   v16-timeline   an experiment: v16 noting the clock at each unit's start, the end of its k
+//                  loop, partial sums and stores; --save writes the notes (v16x-timeline.cuh)
 //   v10-nostore, v10-halfstore, v10-stageonly, v10-resident, v10-loadsonly  knock-outs: v10
 //                  with one part of its work taken out, timed unchecked (v10x-knockout.cuh)
 //   v10-onebuffer, v10-3stages, v10-2stages  experiments: v10 with its shared memory shared out
@@ -79,6 +81,7 @@
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap; the driver's encoder is looked up at run time, not linked
 #include <cuda_bf16.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <mma.h>
@@ -142,6 +145,9 @@ typedef struct {
     float *peak_sink;            // where the peak kernel leaves a value, so it is not removed
     float4 *partials;            // v13's partial sums of shared tiles, a slot a warpgroup an SM
     unsigned *counters;          // v13's counts of them, 0 between launches
+    unsigned long long *notes;   // v16-timeline's notes (v16x-timeline.cuh), of note_words
+    size_t note_words;
+    int note_blocks, note_units; // of its last launch: its blocks, and records a warpgroup
 } tc_problem;
 
 // ---- the CPU reference --------------------------------------------------------------------------
@@ -284,6 +290,7 @@ static void launch_peak(void *problem) {
 #include "v14-lean.cuh"
 #include "v15-unrolled.cuh"
 #include "v16-uniform.cuh"
+#include "v16x-timeline.cuh"
 #include "v10x-lean.cuh"
 #include "v10x-unrolled.cuh"
 #include "v10x-storewarp.cuh"
@@ -344,6 +351,8 @@ static const version versions[] = {
     {"v13-always", "always", launch_v13_always, NEEDS_SM90A},
     // an experiment on v13: C stored from registers, 16 bytes a thread, no staging
     {"v13-quadstore", "quadstore", launch_v13_quadstore, NEEDS_SM90A},
+    // an experiment on v16: the clock noted at each unit's steps (--save writes the notes)
+    {"v16-timeline", "timeline", launch_v16_timeline, NEEDS_SM90A},
     // experiments on v11: each consumer warpgroup on tiles of its own, the two taking turns
     {"v11-pingpong", "pingpong", launch_v11_pingpong, NEEDS_SM90A},
     {"v11-pingpong5", "pingpong5", launch_v11_pingpong5, NEEDS_SM90A},
@@ -419,10 +428,45 @@ static void tc_check(void *problem, const version *v, check_result *r) {
                       0.0);
 }
 
+// v16-timeline's notes of its last launch as DIR/v16-timeline-units.csv: a row a unit of work of
+// a consumer warpgroup, its times in nanoseconds from the earliest warpgroup's start.
+static void save_timeline(const tc_problem *p, const char *dir) {
+    size_t stride = timeline_stride(p->note_units), lanes = (size_t)p->note_blocks * 2;
+    unsigned long long *h = (unsigned long long *)host_alloc(
+        lanes * stride * sizeof(unsigned long long), "v16-timeline's notes");
+    CHECK(cudaMemcpy(h, p->notes, lanes * stride * sizeof(unsigned long long),
+                     cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (size_t l = 0; l < lanes; l++) t0 = h[l * stride + 1] < t0 ? h[l * stride + 1] : t0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/v16-timeline-units.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "--save: cannot write %s: %s\n", path, strerror(errno));
+        exit(KL_EXIT_USAGE);
+    }
+    static const char *const kinds[] = {"whole", "sharer", "adder"};
+    fprintf(f, "m,n,k,block,warpgroup,unit,pair,k0,k1,kind,start_ns,loop_end_ns,wait_end_ns,"
+               "sums_end_ns,end_ns\n");
+    for (size_t l = 0; l < lanes; l++) {
+        const unsigned long long *lane = h + l * stride;
+        for (unsigned long long u = 0; u < lane[0]; u++) {
+            const unsigned long long *r = lane + 2 + u * TIMELINE_WORDS;
+            fprintf(f, "%zu,%zu,%zu,%zu,%zu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu\n",
+                    p->m, p->n, p->k, l / 2, l % 2 + 1, u, r[0], r[1], r[2],
+                    kinds[r[3] < 3 ? r[3] : 0], r[4] - t0, r[5] - t0, r[6] - t0, r[7] - t0,
+                    r[8] - t0);
+        }
+    }
+    fclose(f);
+    free(h);
+}
+
 static void tc_save(void *problem, const char *dir, const char *tag) {
     tc_problem *p = (tc_problem *)problem;
     size_t shape[2] = {p->m, p->n};
     if (npy_save(dir, tag, "<f4", shape, 2, p->host_c) != 0) exit(KL_EXIT_USAGE);
+    if (strcmp(tag, "v16-timeline") == 0 && p->notes) save_timeline(p, dir);
 }
 
 // ---- inputs -------------------------------------------------------------------------------------
@@ -696,6 +740,7 @@ int main(int argc, char **argv) {
     CHECK(cudaFree(p.c));
     CHECK(cudaFree(p.peak_sink));
     CHECK(cudaFree(p.partials));
+    CHECK(cudaFree(p.notes));
     CHECK(cudaFree(p.counters));
     free(p.host_a), free(p.host_b), free(p.host_c), free(p.fa), free(p.fb), free(p.want);
     free(p.abs_row), free(p.cublas_c), free(p.x), free(p.y), free(p.row_bound);
