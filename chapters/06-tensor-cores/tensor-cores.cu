@@ -148,6 +148,7 @@ typedef struct {
     unsigned long long *notes;   // v16-timeline's notes (v16x-timeline.cuh), of note_words
     size_t note_words;
     int note_blocks, note_units; // of its last launch: its blocks, and records a warpgroup
+    void (*save_notes)(const void *problem, const char *dir);  // --save's, set by its launcher
 } tc_problem;
 
 // ---- the CPU reference --------------------------------------------------------------------------
@@ -428,45 +429,11 @@ static void tc_check(void *problem, const version *v, check_result *r) {
                       0.0);
 }
 
-// v16-timeline's notes of its last launch as DIR/v16-timeline-units.csv: a row a unit of work of
-// a consumer warpgroup, its times in nanoseconds from the earliest warpgroup's start.
-static void save_timeline(const tc_problem *p, const char *dir) {
-    size_t stride = timeline_stride(p->note_units), lanes = (size_t)p->note_blocks * 2;
-    unsigned long long *h = (unsigned long long *)host_alloc(
-        lanes * stride * sizeof(unsigned long long), "v16-timeline's notes");
-    CHECK(cudaMemcpy(h, p->notes, lanes * stride * sizeof(unsigned long long),
-                     cudaMemcpyDeviceToHost));
-    unsigned long long t0 = ~0ull;
-    for (size_t l = 0; l < lanes; l++) t0 = h[l * stride + 1] < t0 ? h[l * stride + 1] : t0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/v16-timeline-units.csv", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "--save: cannot write %s: %s\n", path, strerror(errno));
-        exit(KL_EXIT_USAGE);
-    }
-    static const char *const kinds[] = {"whole", "sharer", "adder"};
-    fprintf(f, "m,n,k,block,warpgroup,unit,pair,k0,k1,kind,start_ns,loop_end_ns,wait_end_ns,"
-               "sums_end_ns,end_ns\n");
-    for (size_t l = 0; l < lanes; l++) {
-        const unsigned long long *lane = h + l * stride;
-        for (unsigned long long u = 0; u < lane[0]; u++) {
-            const unsigned long long *r = lane + 2 + u * TIMELINE_WORDS;
-            fprintf(f, "%zu,%zu,%zu,%zu,%zu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu\n",
-                    p->m, p->n, p->k, l / 2, l % 2 + 1, u, r[0], r[1], r[2],
-                    kinds[r[3] < 3 ? r[3] : 0], r[4] - t0, r[5] - t0, r[6] - t0, r[7] - t0,
-                    r[8] - t0);
-        }
-    }
-    fclose(f);
-    free(h);
-}
-
 static void tc_save(void *problem, const char *dir, const char *tag) {
     tc_problem *p = (tc_problem *)problem;
     size_t shape[2] = {p->m, p->n};
     if (npy_save(dir, tag, "<f4", shape, 2, p->host_c) != 0) exit(KL_EXIT_USAGE);
-    if (strcmp(tag, "v16-timeline") == 0 && p->notes) save_timeline(p, dir);
+    if (strcmp(tag, "v16-timeline") == 0 && p->save_notes) p->save_notes(p, dir);
 }
 
 // ---- inputs -------------------------------------------------------------------------------------

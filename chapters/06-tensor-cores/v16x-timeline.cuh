@@ -151,6 +151,43 @@ __global__ __launch_bounds__(3 * WG, 1) void tc_v16_timeline(
 #endif
 }
 
+// --save: the notes of the launch just checked as DIR/v16-timeline-units.csv, a row a unit of
+// work of a consumer warpgroup, its times in nanoseconds from the earliest warpgroup's start.
+// (tc_save calls it through the problem's save_notes, which the launcher sets: the program's
+// own code names nothing of this file, so a starter kit cut before v16 leaves it out whole.)
+static void save_timeline(const void *problem, const char *dir) {
+    const tc_problem *p = (const tc_problem *)problem;
+    size_t stride = timeline_stride(p->note_units), lanes = (size_t)p->note_blocks * 2;
+    unsigned long long *h = (unsigned long long *)host_alloc(
+        lanes * stride * sizeof(unsigned long long), "v16-timeline's notes");
+    CHECK(cudaMemcpy(h, p->notes, lanes * stride * sizeof(unsigned long long),
+                     cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (size_t l = 0; l < lanes; l++) t0 = h[l * stride + 1] < t0 ? h[l * stride + 1] : t0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/v16-timeline-units.csv", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "--save: cannot write %s: %s\n", path, strerror(errno));
+        exit(KL_EXIT_USAGE);
+    }
+    static const char *const kinds[] = {"whole", "sharer", "adder"};
+    fprintf(f, "m,n,k,block,warpgroup,unit,pair,k0,k1,kind,start_ns,loop_end_ns,wait_end_ns,"
+               "sums_end_ns,end_ns\n");
+    for (size_t l = 0; l < lanes; l++) {
+        const unsigned long long *lane = h + l * stride;
+        for (unsigned long long u = 0; u < lane[0]; u++) {
+            const unsigned long long *r = lane + 2 + u * TIMELINE_WORDS;
+            fprintf(f, "%zu,%zu,%zu,%zu,%zu,%llu,%llu,%llu,%llu,%s,%llu,%llu,%llu,%llu,%llu\n",
+                    p->m, p->n, p->k, l / 2, l % 2 + 1, u, r[0], r[1], r[2],
+                    kinds[r[3] < 3 ? r[3] : 0], r[4] - t0, r[5] - t0, r[6] - t0, r[7] - t0,
+                    r[8] - t0);
+        }
+    }
+    fclose(f);
+    free(h);
+}
+
 // v16's launch, with a buffer for the notes: each block takes at most a whole pair a round,
 // and in a split last round parts of two pairs (a run is shorter than a pair: fewer pairs are
 // left than there are clusters).
@@ -177,6 +214,7 @@ static void launch_v16_timeline(void *problem) {
         p->note_words = words;
     }
     p->note_blocks = grid * CLUSTER, p->note_units = max_units;
+    p->save_notes = save_timeline;
     launch_clusters<CLUSTER>(kernel, ring_bytes<layout>(), grid, p->sms, clusters, p->map_a,
                              p->map_b128, *map_of_c<C_COLS, 64>(p), p->c, p->m, p->n, p->k,
                              p->partials, p->counters, STREAMK_MIN_IDLE_STEPS, p->notes,
