@@ -209,6 +209,8 @@ def figure(units_path, out_dir):
                 label, colour = LOOK[name]
                 colour = colour[1] if isinstance(colour, tuple) else colour
                 handles.append(plt.Rectangle((0, 0), 1, 1, color=colour, label=label))
+        handles.append(plt.Rectangle((0, 0), 1, 1, facecolor="white", edgecolor="#999999", lw=0.6,
+                                     label="nothing to do"))
         fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=8, frameon=False)
         fig.suptitle(f"v16-timeline at {m} x {n} x {k}: each block's units of work along time"
                      + (f", {gpu}" if gpu else ""), fontsize=10)
