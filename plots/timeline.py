@@ -3,7 +3,8 @@
 v16-timeline is v16 noting the GPU's clock (%globaltimer) at five points of every unit of work a
 consumer warpgroup takes (chapters/06-tensor-cores/v16x-timeline.cuh): the unit's start, the end
 of its k loop, the end of its wait for other clusters' partial sums, the end of its work with
-partial sums, and the end of its stores of C. `--save DIR` writes the notes of its checked launch
+partial sums, and the end of its stores of C (handed to the copy engine, which may still be
+copying). `--save DIR` writes the notes of its checked launch
 as DIR/v16-timeline-units.csv, a row a unit (tests/timeline.sh gathers them, a size after another,
 into plots/results/<gpu>/timeline/06-tensor-cores-units.csv). A unit is a whole pair of tiles
 ("whole"), or in a split last round (v13's stream-K) the later steps of a pair, whose partial sum

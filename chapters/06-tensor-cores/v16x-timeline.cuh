@@ -2,11 +2,12 @@
 // v16's kernel, which also notes the GPU's clock (%globaltimer, nanoseconds) at five points of
 // every unit of work a consumer warpgroup takes: its start, the end of its k loop, the end of
 // its wait for the others' partial sums, the end of what it does with partial sums (leave its
-// own, or add the others'), and the end of its stores of C. The notes go into a buffer in
-// global memory, a record a unit; --save DIR writes those of the launch that is checked into
-// DIR/v16-timeline-units.csv, and make timeline CH=06-tensor-cores turns them into a table and
-// a figure of the blocks along time (plots/timeline.py). A note is one thread's store, a few a
-// tile; make timeline times v16 in the same run, so the two rows say what the notes cost.
+// own, or add the others'), and the end of its stores of C (handed to the copy engine, whose
+// copies may still be on their way). The notes go into a buffer in global memory, a record a
+// unit; --save DIR writes those of the launch that is checked into DIR/v16-timeline-units.csv,
+// and make timeline CH=06-tensor-cores turns them into a table and a figure of the blocks along
+// time (plots/timeline.py). A note is one thread's store, a few a tile; make timeline times v16
+// in the same run, so the two rows say what the notes cost.
 // make diff CH=06-tensor-cores A=v16 B=v16-timeline shows the notes alone.
 
 // A record: the unit (its pair, its k steps k0..k1, and its kind), then the five times. A
