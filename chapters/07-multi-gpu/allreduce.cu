@@ -349,8 +349,8 @@ __global__ void count_same(const unsigned *a, const unsigned *b, size_t n,
 // Whether GPU g's gathered result is GPU 0's bit for bit: then its check finds what GPU 0's
 // found, against the same reference. On more than two GPUs that saves the CPU its slowest work:
 // there a float sum of G terms now and then rounds otherwise than the reference, so memcmp fails
-// and the element-wise check takes seconds a GiB, a GPU at a time. Only a count of all n words says
-// "the same"; a count that falls short (or a kernel that did not run) leaves the full check.
+// and the element-wise check takes seconds a GiB, a GPU at a time. Only a count of all n words
+// says "the same"; a count that falls short (or a kernel that did not run) leaves the full check.
 static bool same_as_gpu0(allreduce_problem *p, int g) {
     CHECK(cudaSetDevice(0));
     CHECK(cudaMemset(p->same, 0, sizeof *p->same));
